@@ -1,0 +1,84 @@
+import { resolve } from 'node:path';
+
+export const ROLES = ['all', 'api', 'worker'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Everything a process reads from its environment, validated once at start. Also the DI token. */
+export class OrbitConfig {
+  role!: Role;
+  host!: string;
+  port!: number;
+  /** Set: use that PostgreSQL. Unset: start an embedded one in `dataDir`. */
+  databaseUrl!: string | undefined;
+  dataDir!: string;
+  embeddedPgPort!: number;
+  workerConcurrency!: number;
+  leaseSeconds!: number;
+  heartbeatSeconds!: number;
+  killGraceSeconds!: number;
+  shutdownGraceSeconds!: number;
+  retryBackoffBaseMs!: number;
+  retryBackoffMaxMs!: number;
+  outputLimitKb!: number;
+  workDir!: string;
+  pollIntervalMs!: number;
+  misfireThresholdSeconds!: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+/** Reads the configuration; throws ConfigError naming every bad setting. */
+export function loadConfig(env: Env = process.env, argv: string[] = process.argv.slice(2)): OrbitConfig {
+  const problems: string[] = [];
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === '') return fallback;
+    const value = Number(raw);
+    if (!/^-?\d+$/.test(raw.trim()) || value < min || value > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
+      return fallback;
+    }
+    return value;
+  };
+
+  const roleText = argv.find((a) => !a.startsWith('-')) ?? env.ORBIT_ROLE ?? 'all';
+  if (!ROLES.includes(roleText as Role)) {
+    problems.push(`the role must be one of ${ROLES.join(', ')} (argument or ORBIT_ROLE), got '${roleText}'`);
+  }
+  const dataDir = resolve(env.ORBIT_DATA_DIR || '.orbit');
+  const databaseUrl = env.DATABASE_URL?.trim() || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  }
+  const config: OrbitConfig = Object.assign(new OrbitConfig(), {
+    role: roleText as Role,
+    host: env.HOST?.trim() || '127.0.0.1',
+    port: int('PORT', 3000, 0, 65535),
+    databaseUrl,
+    dataDir,
+    embeddedPgPort: int('ORBIT_PG_PORT', 54329, 1, 65535),
+    workerConcurrency: int('ORBIT_WORKER_CONCURRENCY', 4, 1, 1024),
+    leaseSeconds: int('ORBIT_LEASE_SECONDS', 30, 2, 86_400),
+    heartbeatSeconds: int('ORBIT_HEARTBEAT_SECONDS', 10, 1, 86_400),
+    killGraceSeconds: int('ORBIT_KILL_GRACE_SECONDS', 5, 0, 3600),
+    shutdownGraceSeconds: int('ORBIT_SHUTDOWN_GRACE_SECONDS', 10, 0, 86_400),
+    retryBackoffBaseMs: int('ORBIT_RETRY_BACKOFF_BASE_MS', 1000, 0, 86_400_000),
+    retryBackoffMaxMs: int('ORBIT_RETRY_BACKOFF_MAX_MS', 300_000, 0, 86_400_000),
+    outputLimitKb: int('ORBIT_OUTPUT_LIMIT_KB', 64, 1, 10_240),
+    workDir: resolve(env.ORBIT_WORK_DIR || resolve(dataDir, 'work')),
+    pollIntervalMs: int('ORBIT_POLL_INTERVAL_MS', 1000, 10, 3_600_000),
+    misfireThresholdSeconds: int('ORBIT_MISFIRE_THRESHOLD_SECONDS', 5, 1, 86_400),
+  });
+  if (config.heartbeatSeconds >= config.leaseSeconds) {
+    problems.push(
+      `ORBIT_HEARTBEAT_SECONDS (${config.heartbeatSeconds}) must be less than ORBIT_LEASE_SECONDS (${config.leaseSeconds})`,
+    );
+  }
+  if (config.retryBackoffBaseMs > config.retryBackoffMaxMs) {
+    problems.push('ORBIT_RETRY_BACKOFF_BASE_MS must not exceed ORBIT_RETRY_BACKOFF_MAX_MS');
+  }
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  return config;
+}

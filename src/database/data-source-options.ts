@@ -1,0 +1,20 @@
+import type { DataSourceOptions } from 'typeorm';
+import { InitialSchema1764460800000 } from '../../migrations/1764460800000-InitialSchema.js';
+import { ExecutionOrmEntity } from '../executions/infrastructure/execution.orm-entity.js';
+import { JobOrmEntity } from '../jobs/infrastructure/job.orm-entity.js';
+
+export const ENTITIES = [JobOrmEntity, ExecutionOrmEntity];
+export const MIGRATIONS = [InitialSchema1764460800000];
+
+export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTransactionMode: 'all',
+    synchronize: false,
+    logging: false,
+    extra: { max: poolSize, connectionTimeoutMillis: 10_000 },
+  };
+}

@@ -1,0 +1,96 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { JobsService } from '../../jobs/application/jobs.service.js';
+import { Page, PageRequest } from '../../shared/application/page.js';
+import { TransactionRunner } from '../../shared/application/transaction-runner.js';
+import { Clock } from '../../shared/domain/clock.js';
+import { NotFoundError, StaleWriteError } from '../../shared/domain/domain-errors.js';
+import { Execution } from '../domain/execution.js';
+import { retryDelayMs } from '../domain/retry-backoff.js';
+import { ExecutionFilter, ExecutionRepository } from './execution.repository.js';
+import { RetrySettings } from './retry-settings.js';
+
+/** How often an action is re-read and re-applied when another writer changed the execution first. */
+const STALE_WRITE_ATTEMPTS = 5;
+
+@Injectable()
+export class ExecutionsService {
+  private readonly logger = new Logger(ExecutionsService.name);
+
+  constructor(
+    private readonly executions: ExecutionRepository,
+    private readonly jobs: JobsService,
+    private readonly clock: Clock,
+    private readonly transactions: TransactionRunner,
+    private readonly retrySettings: RetrySettings,
+  ) {}
+
+  /** A manual run: allowed while the job is disabled, since `enabled` governs only the schedule. */
+  async create(jobId: string): Promise<Execution> {
+    return this.transactions.run(async () => {
+      const job = await this.jobs.get(jobId, 'share');
+      const execution = Execution.create(
+        { jobId: job.id, command: job.command, maxRetries: job.maxRetries, timeoutSeconds: job.timeoutSeconds },
+        this.clock.now(),
+      );
+      await this.executions.insert(execution);
+      return execution;
+    });
+  }
+
+  async get(id: string): Promise<Execution> {
+    const execution = await this.executions.findById(id);
+    if (!execution) throw new NotFoundError(`Execution ${id} not found`);
+    return execution;
+  }
+
+  list(filter: ExecutionFilter, page: PageRequest): Promise<Page<Execution>> {
+    return this.executions.list(filter, page);
+  }
+
+  start(id: string): Promise<Execution> {
+    return this.act(id, (execution, now) => execution.start(now));
+  }
+
+  succeed(id: string, exitCode: number): Promise<Execution> {
+    return this.act(id, (execution, now) => execution.succeed(exitCode, now));
+  }
+
+  fail(id: string, exitCode: number, errorMessage: string): Promise<Execution> {
+    return this.act(id, (execution, now) => execution.fail(exitCode, errorMessage, now));
+  }
+
+  cancel(id: string): Promise<Execution> {
+    return this.act(id, (execution, now) => execution.cancel(now));
+  }
+
+  /**
+   * Loads the execution, lets the domain apply the action and persists it conditionally. When
+   * another writer got there first, the action is re-applied to the fresh state, so the loser
+   * gets the domain's own refusal (409) and nothing is overwritten. A failure with retries left
+   * queues the next attempt in the same transaction.
+   */
+  async act(id: string, action: (execution: Execution, now: Date) => void): Promise<Execution> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.transactions.run(async () => {
+          const execution = await this.get(id);
+          const now = this.clock.now();
+          action(execution, now);
+          await this.executions.save(execution);
+          await this.queueRetryIfDue(execution, now);
+          return execution;
+        });
+      } catch (error) {
+        if (!(error instanceof StaleWriteError) || attempt >= STALE_WRITE_ATTEMPTS) throw error;
+        this.logger.debug(`Execution ${id} changed while being written; re-reading (attempt ${attempt})`);
+      }
+    }
+  }
+
+  private async queueRetryIfDue(execution: Execution, now: Date): Promise<void> {
+    if (!execution.retryable) return;
+    const { baseMs, maxMs } = this.retrySettings;
+    const retry = execution.retry(now, retryDelayMs(execution.attempt, baseMs, maxMs));
+    await this.executions.insert(retry);
+  }
+}

@@ -1,0 +1,5 @@
+/** Backoff of automatic retries; provided from the process configuration. */
+export abstract class RetrySettings {
+  abstract readonly baseMs: number;
+  abstract readonly maxMs: number;
+}

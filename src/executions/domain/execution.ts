@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto';
+import { IllegalTransitionError, InvalidArgumentError } from '../../shared/domain/domain-errors.js';
+import { ExecutionAction, ExecutionStatus, TRANSITIONS } from './execution-status.js';
+
+export const EXECUTION_TRIGGERS = ['MANUAL', 'SCHEDULE', 'RETRY'] as const;
+export type ExecutionTrigger = (typeof EXECUTION_TRIGGERS)[number];
+
+/** The job configuration an execution copies when it is created, so later edits never rewrite history. */
+export interface JobSnapshot {
+  jobId: string;
+  command: string;
+  maxRetries: number;
+  timeoutSeconds: number;
+}
+
+export interface ExecutionProps extends JobSnapshot {
+  id: string;
+  status: ExecutionStatus;
+  attempt: number;
+  trigger: ExecutionTrigger;
+  /** The schedule slot this execution fires for (SCHEDULE only). */
+  scheduledFor: Date | null;
+  /** The failed execution this one retries (RETRY only). */
+  retryOf: string | null;
+  /** Not claimed by a worker before this instant (retry backoff, schedule slot). */
+  dueAt: Date;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  exitCode: number | null;
+  errorMessage: string | null;
+  /** The worker that runs it; null while queued or when an outside runner started it. */
+  workerId: string | null;
+  version: number;
+}
+
+export interface NewExecution {
+  trigger?: ExecutionTrigger;
+  scheduledFor?: Date | null;
+  dueAt?: Date;
+}
+
+/** One concrete run of a job, with a guarded lifecycle: see TRANSITIONS. */
+export class Execution {
+  private constructor(private props: ExecutionProps) {}
+
+  static create(job: JobSnapshot, now: Date, options: NewExecution = {}): Execution {
+    return new Execution({
+      id: randomUUID(),
+      jobId: job.jobId,
+      command: job.command,
+      maxRetries: job.maxRetries,
+      timeoutSeconds: job.timeoutSeconds,
+      status: ExecutionStatus.QUEUED,
+      attempt: 1,
+      trigger: options.trigger ?? 'MANUAL',
+      scheduledFor: options.scheduledFor ?? null,
+      retryOf: null,
+      dueAt: options.dueAt ?? now,
+      createdAt: now,
+      startedAt: null,
+      finishedAt: null,
+      exitCode: null,
+      errorMessage: null,
+      workerId: null,
+      version: 1,
+    });
+  }
+
+  static restore(props: ExecutionProps): Execution {
+    return new Execution({ ...props });
+  }
+
+  /** QUEUED → RUNNING. `workerId` names the worker that claimed it, null for an outside runner. */
+  start(now: Date, workerId: string | null = null): void {
+    this.transition('start');
+    this.props.startedAt = now;
+    this.props.workerId = workerId;
+  }
+
+  /** RUNNING → SUCCEEDED. Any integer is accepted as the exit code. */
+  succeed(exitCode: number, now: Date): void {
+    this.transition('succeed', () => requireInteger(exitCode));
+    this.props.exitCode = exitCode;
+    this.props.finishedAt = now;
+  }
+
+  /** RUNNING → FAILED. The state is checked first, then the message. */
+  fail(exitCode: number, errorMessage: string, now: Date): void {
+    this.transition('fail', () => {
+      requireInteger(exitCode);
+      if (typeof errorMessage !== 'string' || errorMessage.trim() === '') {
+        throw new InvalidArgumentError('Error message must not be blank', 'errorMessage');
+      }
+    });
+    this.props.exitCode = exitCode;
+    this.props.errorMessage = errorMessage;
+    this.props.finishedAt = now;
+  }
+
+  /** QUEUED or RUNNING → CANCELLED. A queued execution that is cancelled never gets a startedAt. */
+  cancel(now: Date): void {
+    this.transition('cancel');
+    this.props.finishedAt = now;
+  }
+
+  /** Whether a failure of this execution earns another attempt. */
+  get retryable(): boolean {
+    return this.props.status === ExecutionStatus.FAILED && this.props.attempt <= this.props.maxRetries;
+  }
+
+  /** The next attempt of a failed execution: same copied configuration, due after `delayMs`. */
+  retry(now: Date, delayMs: number): Execution {
+    if (!this.retryable) {
+      throw new IllegalTransitionError('Only failed executions with retries left can be retried');
+    }
+    const next = Execution.create(this.snapshot(), now, { trigger: 'RETRY', dueAt: new Date(now.getTime() + delayMs) });
+    next.props.attempt = this.props.attempt + 1;
+    next.props.retryOf = this.props.id;
+    return next;
+  }
+
+  snapshot(): JobSnapshot {
+    const { jobId, command, maxRetries, timeoutSeconds } = this.props;
+    return { jobId, command, maxRetries, timeoutSeconds };
+  }
+
+  /** Called by the repository once a conditional write landed: the stored version moved on. */
+  persisted(): void {
+    this.props.version += 1;
+  }
+
+  toProps(): ExecutionProps {
+    return { ...this.props };
+  }
+
+  get id(): string {
+    return this.props.id;
+  }
+  get jobId(): string {
+    return this.props.jobId;
+  }
+  get status(): ExecutionStatus {
+    return this.props.status;
+  }
+  get command(): string {
+    return this.props.command;
+  }
+  get attempt(): number {
+    return this.props.attempt;
+  }
+  get timeoutSeconds(): number {
+    return this.props.timeoutSeconds;
+  }
+  get maxRetries(): number {
+    return this.props.maxRetries;
+  }
+  get trigger(): ExecutionTrigger {
+    return this.props.trigger;
+  }
+  get createdAt(): Date {
+    return this.props.createdAt;
+  }
+  get dueAt(): Date {
+    return this.props.dueAt;
+  }
+  get startedAt(): Date | null {
+    return this.props.startedAt;
+  }
+  get finishedAt(): Date | null {
+    return this.props.finishedAt;
+  }
+  get exitCode(): number | null {
+    return this.props.exitCode;
+  }
+  get errorMessage(): string | null {
+    return this.props.errorMessage;
+  }
+  get workerId(): string | null {
+    return this.props.workerId;
+  }
+  get version(): number {
+    return this.props.version;
+  }
+
+  private transition(action: ExecutionAction, checkArguments?: () => void): void {
+    const rule = TRANSITIONS[action];
+    if (!rule.from.includes(this.props.status)) throw new IllegalTransitionError(rule.refusal);
+    checkArguments?.();
+    this.props.status = rule.to;
+  }
+}
+
+function requireInteger(exitCode: number): void {
+  if (!Number.isInteger(exitCode) || exitCode < -2_147_483_648 || exitCode > 2_147_483_647) {
+    throw new InvalidArgumentError('exitCode must be a 32-bit integer', 'exitCode');
+  }
+}

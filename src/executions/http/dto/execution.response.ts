@@ -1,0 +1,61 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { EXECUTION_TRIGGERS, Execution } from '../../domain/execution.js';
+import { EXECUTION_STATUSES } from '../../domain/execution-status.js';
+
+const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
+
+export class ExecutionResponse {
+  @ApiProperty({ example: '5c3b0c55-9f8e-4a51-8f0e-2b1f7f7e2a11', format: 'uuid' })
+  id!: string;
+  @ApiProperty({ example: '0b7d4c1e-3f4a-4f43-9a53-6a1f2f1f5a10', format: 'uuid' })
+  jobId!: string;
+  @ApiProperty({ example: '/usr/local/bin/backup.sh --full', description: "The job's command when this run was created" })
+  command!: string;
+  @ApiProperty({ example: 2 })
+  maxRetries!: number;
+  @ApiProperty({ example: 600 })
+  timeoutSeconds!: number;
+  @ApiProperty({ enum: EXECUTION_STATUSES, example: 'RUNNING' })
+  status!: string;
+  @ApiProperty({ example: 1, description: '1 for a first run, 2 for its first retry, ...' })
+  attempt!: number;
+  @ApiProperty({ enum: EXECUTION_TRIGGERS, example: 'MANUAL' })
+  trigger!: string;
+  @ApiProperty({ type: String, nullable: true, example: null, description: 'The schedule slot (SCHEDULE only)' })
+  scheduledFor!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null, description: 'The failed execution this one retries' })
+  retryOf!: string | null;
+  @ApiProperty({ example: '2026-11-30T10:00:00.000Z', description: 'Not started before this instant' })
+  dueAt!: string;
+  @ApiProperty({ example: '2026-11-30T10:00:00.000Z' })
+  createdAt!: string;
+  @ApiProperty({ type: String, nullable: true, example: '2026-11-30T10:00:00.120Z' })
+  startedAt!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null })
+  finishedAt!: string | null;
+  @ApiProperty({ type: Number, nullable: true, example: null })
+  exitCode!: number | null;
+  @ApiProperty({ type: String, nullable: true, example: null })
+  errorMessage!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'host-a:4242:1f2e', description: 'The worker running it' })
+  workerId!: string | null;
+
+  static from(execution: Execution): ExecutionResponse {
+    const { version: _version, ...p } = execution.toProps();
+    return {
+      ...p,
+      scheduledFor: iso(p.scheduledFor),
+      dueAt: p.dueAt.toISOString(),
+      createdAt: p.createdAt.toISOString(),
+      startedAt: iso(p.startedAt),
+      finishedAt: iso(p.finishedAt),
+    };
+  }
+}
+
+export class ExecutionPageResponse {
+  @ApiProperty({ type: [ExecutionResponse] })
+  items!: ExecutionResponse[];
+  @ApiProperty({ type: String, nullable: true, example: 'MjAyNi0xMS0zMFQxMDowMDowMC4wMDBafDVjM2IwYzU1LTlmOGUtNGE1MS04ZjBlLTJiMWY3ZjdlMmExMQ' })
+  nextCursor!: string | null;
+}

@@ -1,0 +1,19 @@
+import { Page, PageRequest } from '../../shared/application/page.js';
+import { Job } from '../domain/job.js';
+
+export interface JobFilter {
+  enabled?: boolean;
+}
+
+/** Persistence port of jobs. Writes are conditional on the version the job was read with. */
+export abstract class JobRepository {
+  /** Throws ConflictError when the name is taken. */
+  abstract insert(job: Job): Promise<void>;
+  /** Throws StaleWriteError when the row changed since it was read, ConflictError when the name is taken. */
+  abstract update(job: Job): Promise<void>;
+  /** Removes the job from the live set; its executions keep pointing at it. */
+  abstract markDeleted(job: Job, now: Date): Promise<void>;
+  /** `lock` takes a row lock for the rest of the current transaction. */
+  abstract findById(id: string, lock?: 'share' | 'update'): Promise<Job | null>;
+  abstract list(filter: JobFilter, page: PageRequest): Promise<Page<Job>>;
+}

@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { Page, PageRequest } from '../../shared/application/page.js';
+import { TransactionRunner } from '../../shared/application/transaction-runner.js';
+import { Clock } from '../../shared/domain/clock.js';
+import { NotFoundError } from '../../shared/domain/domain-errors.js';
+import { Job, JobSettings, NewJob } from '../domain/job.js';
+import { JobFilter, JobRepository } from './job.repository.js';
+import { JobRemovalGuard } from './job-removal-guard.js';
+
+@Injectable()
+export class JobsService {
+  constructor(
+    private readonly jobs: JobRepository,
+    private readonly clock: Clock,
+    private readonly transactions: TransactionRunner,
+    private readonly removalGuard: JobRemovalGuard,
+  ) {}
+
+  async create(input: NewJob): Promise<Job> {
+    const job = Job.create(input, this.clock.now());
+    await this.jobs.insert(job);
+    return job;
+  }
+
+  async get(id: string, lock?: 'share' | 'update'): Promise<Job> {
+    const job = await this.jobs.findById(id, lock);
+    if (!job) throw new NotFoundError(`Job ${id} not found`);
+    return job;
+  }
+
+  list(filter: JobFilter, page: PageRequest): Promise<Page<Job>> {
+    return this.jobs.list(filter, page);
+  }
+
+  /** The next `count` fire times after now, in the job's time zone. */
+  async nextRuns(id: string, count: number): Promise<Date[]> {
+    const job = await this.get(id);
+    return job.schedule().nextRuns(count, this.clock.now());
+  }
+
+  async update(id: string, patch: Partial<JobSettings>): Promise<Job> {
+    const job = await this.get(id);
+    job.update(patch, this.clock.now());
+    await this.jobs.update(job);
+    return job;
+  }
+
+  /** Refused while an execution of the job runs; its queued executions are cancelled; its history stays. */
+  async remove(id: string): Promise<void> {
+    await this.transactions.run(async () => {
+      const job = await this.get(id, 'update');
+      await this.removalGuard.releaseExecutionsOf(job.id);
+      await this.jobs.markDeleted(job, this.clock.now());
+    });
+  }
+}

@@ -1,0 +1,61 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString } from 'class-validator';
+import { JOB_LIMITS } from '../../domain/job.js';
+import { CONCURRENCY_POLICIES, MISFIRE_POLICIES } from '../../domain/job-policies.js';
+import type { ConcurrencyPolicy, MisfirePolicy } from '../../domain/job-policies.js';
+
+/** Shapes only: the ranges and the meaning of each field are the domain's rules. */
+export class CreateJobDto {
+  @ApiProperty({ example: 'nightly-backup', minLength: 1, maxLength: JOB_LIMITS.nameMaxLength, description: 'Unique, trimmed' })
+  @IsString()
+  name!: string;
+
+  @ApiProperty({ example: '/usr/local/bin/backup.sh --full', description: 'Run with /bin/sh -c; at most 8 KiB' })
+  @IsString()
+  command!: string;
+
+  @ApiProperty({
+    example: '0 3 * * *',
+    description: '5 fields, 6 fields (seconds first) or @yearly, @monthly, @weekly, @daily, @hourly',
+  })
+  @IsString()
+  cronExpression!: string;
+
+  @ApiPropertyOptional({ example: 'Europe/Berlin', default: 'UTC', description: 'IANA time zone of the schedule' })
+  @IsOptional()
+  @IsString()
+  timezone?: string;
+
+  @ApiPropertyOptional({ example: 2, default: 0, minimum: 0, maximum: 100 })
+  @IsOptional()
+  @IsInt()
+  maxRetries?: number;
+
+  @ApiPropertyOptional({ example: 600, default: 3600, minimum: 1, maximum: 604800 })
+  @IsOptional()
+  @IsInt()
+  timeoutSeconds?: number;
+
+  @ApiPropertyOptional({ example: true, default: true, description: 'Whether the schedule fires' })
+  @IsOptional()
+  @IsBoolean()
+  enabled?: boolean;
+
+  @ApiPropertyOptional({
+    enum: MISFIRE_POLICIES,
+    default: 'RUN_ONCE',
+    description: 'Slots missed while no scheduler ran: RUN_ONCE fires the most recent one on recovery, SKIP none',
+  })
+  @IsOptional()
+  @IsIn(MISFIRE_POLICIES)
+  misfirePolicy?: MisfirePolicy;
+
+  @ApiPropertyOptional({
+    enum: CONCURRENCY_POLICIES,
+    default: 'ALLOW',
+    description: 'A fire while an earlier execution is queued or running: ALLOW it, FORBID (skip) it, or REPLACE the earlier one',
+  })
+  @IsOptional()
+  @IsIn(CONCURRENCY_POLICIES)
+  concurrencyPolicy?: ConcurrencyPolicy;
+}

@@ -1,0 +1,69 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
+import { JobsService } from '../application/jobs.service.js';
+import { CreateJobDto } from './dto/create-job.dto.js';
+import { JobPageResponse, JobResponse, NextRunsResponse } from './dto/job.response.js';
+import { ListJobsQuery } from './dto/list-jobs.query.js';
+import { NextRunsQuery } from './dto/next-runs.query.js';
+import { UpdateJobDto } from './dto/update-job.dto.js';
+
+@ApiTags('jobs')
+@Controller('jobs')
+export class JobsController {
+  constructor(private readonly jobs: JobsService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Define a job' })
+  @ApiCreatedResponse({ type: JobResponse })
+  @ApiErrors(400, 409)
+  async create(@Body() body: CreateJobDto): Promise<JobResponse> {
+    return JobResponse.from(await this.jobs.create(body));
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List jobs, newest first' })
+  @ApiOkResponse({ type: JobPageResponse })
+  @ApiErrors(400)
+  async list(@Query() query: ListJobsQuery): Promise<JobPageResponse> {
+    const page = await this.jobs.list({ enabled: query.enabled }, query.toPageRequest());
+    return { items: page.items.map(JobResponse.from), nextCursor: page.nextCursor };
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Read a job' })
+  @ApiOkResponse({ type: JobResponse })
+  @ApiErrors(400, 404)
+  async get(@Param('id', ParseUUIDPipe) id: string): Promise<JobResponse> {
+    return JobResponse.from(await this.jobs.get(id));
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: 'Change some fields of a job (same rules as create)' })
+  @ApiOkResponse({ type: JobResponse })
+  @ApiErrors(400, 404, 409)
+  async update(@Param('id', ParseUUIDPipe) id: string, @Body() body: UpdateJobDto): Promise<JobResponse> {
+    return JobResponse.from(await this.jobs.update(id, body));
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({
+    summary: 'Delete a job',
+    description: 'Refused (409) while one of its executions runs. Its queued executions are cancelled; its history stays readable.',
+  })
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiErrors(400, 404, 409)
+  async remove(@Param('id', ParseUUIDPipe) id: string): Promise<void> {
+    await this.jobs.remove(id);
+  }
+
+  @Get(':id/next-runs')
+  @ApiOperation({ summary: 'The next fire times of a job, in its time zone' })
+  @ApiOkResponse({ type: NextRunsResponse })
+  @ApiErrors(400, 404)
+  async nextRuns(@Param('id', ParseUUIDPipe) id: string, @Query() query: NextRunsQuery): Promise<NextRunsResponse> {
+    const runs = await this.jobs.nextRuns(id, query.count ?? 5);
+    return { runs: runs.map((d) => d.toISOString()) };
+  }
+}

@@ -1,0 +1,28 @@
+import { Job } from '../domain/job.js';
+import { ConcurrencyPolicy, MisfirePolicy } from '../domain/job-policies.js';
+import { JobOrmEntity } from './job.orm-entity.js';
+
+export const JobMapper = {
+  toDomain(row: JobOrmEntity): Job {
+    return Job.restore({
+      id: row.id,
+      name: row.name,
+      command: row.command,
+      cronExpression: row.cronExpression,
+      timezone: row.timezone,
+      maxRetries: row.maxRetries,
+      timeoutSeconds: row.timeoutSeconds,
+      enabled: row.enabled,
+      misfirePolicy: row.misfirePolicy as MisfirePolicy,
+      concurrencyPolicy: row.concurrencyPolicy as ConcurrencyPolicy,
+      nextRunAt: row.nextRunAt,
+      createdAt: row.createdAt,
+      updatedAt: row.updatedAt,
+      version: row.version,
+    });
+  },
+
+  toRow(job: Job): JobOrmEntity {
+    return Object.assign(new JobOrmEntity(), { ...job.toProps(), deletedAt: null });
+  },
+};

@@ -1,0 +1,85 @@
+import { Injectable } from '@nestjs/common';
+import { Brackets } from 'typeorm';
+import { Page, PageRequest, toPage } from '../../shared/application/page.js';
+import { ConflictError, StaleWriteError } from '../../shared/domain/domain-errors.js';
+import { Database, uniqueViolation } from '../../shared/infrastructure/database.js';
+import { JobFilter, JobRepository } from '../application/job.repository.js';
+import { Job } from '../domain/job.js';
+import { JobMapper } from './job.mapper.js';
+import { JobOrmEntity } from './job.orm-entity.js';
+
+@Injectable()
+export class TypeOrmJobRepository extends JobRepository {
+  constructor(private readonly db: Database) {
+    super();
+  }
+
+  async insert(job: Job): Promise<void> {
+    await this.guardName(job, () => this.repo().insert(JobMapper.toRow(job)));
+  }
+
+  async update(job: Job): Promise<void> {
+    const { id, version, createdAt: _createdAt, ...changes } = JobMapper.toRow(job);
+    const result = await this.guardName(job, () =>
+      this.repo()
+        .createQueryBuilder()
+        .update()
+        .set({ ...changes, version: version + 1 })
+        .where('id = :id AND version = :version AND deleted_at IS NULL', { id, version })
+        .execute(),
+    );
+    if (result.affected !== 1) throw new StaleWriteError(`Job ${id} was changed by someone else; read it again`);
+    job.persisted();
+  }
+
+  async markDeleted(job: Job, now: Date): Promise<void> {
+    const result = await this.repo()
+      .createQueryBuilder()
+      .update()
+      .set({ deletedAt: now, enabled: false, nextRunAt: null, version: () => 'version + 1' })
+      .where('id = :id AND deleted_at IS NULL', { id: job.id })
+      .execute();
+    if (result.affected !== 1) throw new StaleWriteError(`Job ${job.id} was changed by someone else; read it again`);
+  }
+
+  async findById(id: string, lock?: 'share' | 'update'): Promise<Job | null> {
+    const query = this.repo().createQueryBuilder('job').where('job.id = :id AND job.deleted_at IS NULL', { id });
+    if (lock && this.db.inTransaction()) query.setLock(lock === 'share' ? 'pessimistic_read' : 'pessimistic_write');
+    const row = await query.getOne();
+    return row ? JobMapper.toDomain(row) : null;
+  }
+
+  async list(filter: JobFilter, page: PageRequest): Promise<Page<Job>> {
+    const query = this.repo().createQueryBuilder('job').where('job.deleted_at IS NULL');
+    if (filter.enabled !== undefined) query.andWhere('job.enabled = :enabled', { enabled: filter.enabled });
+    const cursor = page.cursor;
+    if (cursor) {
+      query.andWhere(
+        new Brackets((q) =>
+          q.where('(job.created_at, job.id) < (:createdAt, :id)', { createdAt: cursor.createdAt, id: cursor.id }),
+        ),
+      );
+    }
+    const rows = await query
+      .orderBy('job.created_at', 'DESC')
+      .addOrderBy('job.id', 'DESC')
+      .limit(page.limit + 1)
+      .getMany();
+    return toPage(rows.map(JobMapper.toDomain), page.limit);
+  }
+
+  private repo() {
+    return this.db.manager().getRepository(JobOrmEntity);
+  }
+
+  private async guardName<T>(job: Job, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if (uniqueViolation(error) === 'jobs_name_live_key') {
+        throw new ConflictError(`A job named '${job.name}' already exists`);
+      }
+      throw error;
+    }
+  }
+}

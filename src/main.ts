@@ -1,0 +1,69 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { AppModule } from './app.module.js';
+import { ConfigError, loadConfig, OrbitConfig } from './config/orbit-config.js';
+import { migrate } from './database/migrate.js';
+import { RunningDatabase, startDatabase } from './database/start-database.js';
+import { configureHttp } from './http-app.js';
+
+const logger = new Logger('Orbit');
+
+/**
+ * One binary, three roles: `all` (API + scheduler + worker), `api`, `worker`. The shutdown
+ * order is ours: stop taking work, let the runtime finish, close the app, stop the database.
+ */
+async function main(): Promise<void> {
+  let config: OrbitConfig;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+
+  const database: RunningDatabase = await startDatabase(config, (line) => logger.log(line));
+  let closing: Promise<void> | undefined;
+  const shutdown = (app?: { close(): Promise<void> }) => {
+    closing ??= (async () => {
+      logger.log('Shutting down');
+      await app?.close().catch((error: unknown) => logger.error(`While closing: ${String(error)}`));
+      await database.stop();
+      logger.log('Stopped');
+    })();
+    return closing;
+  };
+
+  try {
+    const applied = await migrate(database.url);
+    if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
+
+    const module = AppModule.forRoot(config, database.url);
+    const http =
+      config.role === 'worker' ? undefined : configureHttp(await NestFactory.create<NestExpressApplication>(module));
+    const app = http ?? (await NestFactory.createApplicationContext(module));
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(signal, () => {
+        process.once(signal, () => process.exit(130)); // a second Ctrl-C does not wait
+        void shutdown(app).then(() => process.exit(0));
+      });
+    }
+    if (http) {
+      await http.listen(config.port, config.host);
+      const address = `http://${config.host}:${config.port}`;
+      logger.log(`Orbit (${config.role}) listening on ${address}; Swagger UI at ${address}/docs`);
+    } else {
+      logger.log(`Orbit (${config.role}) running`);
+    }
+  } catch (error) {
+    logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    await shutdown();
+    process.exit(1);
+  }
+}
+
+void main();

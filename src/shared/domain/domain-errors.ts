@@ -1,0 +1,29 @@
+/** Base of every error the domain raises on purpose; the HTTP layer maps each kind to one status. */
+export abstract class DomainError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** An action that the entity's current state does not allow (HTTP 409). */
+export class IllegalTransitionError extends DomainError {}
+
+/** A value that breaks a rule of the domain (HTTP 400). */
+export class InvalidArgumentError extends DomainError {
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The addressed thing does not exist (HTTP 404). */
+export class NotFoundError extends DomainError {}
+
+/** The request clashes with the stored state: a duplicate, a stale write, a row in use (HTTP 409). */
+export class ConflictError extends DomainError {}
+
+/** A conditional write found the row changed since it was read (HTTP 409 if it cannot be retried). */
+export class StaleWriteError extends ConflictError {}

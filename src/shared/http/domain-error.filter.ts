@@ -1,0 +1,64 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import {
+  ConflictError,
+  DomainError,
+  IllegalTransitionError,
+  InvalidArgumentError,
+  NotFoundError,
+} from '../domain/domain-errors.js';
+
+const STATUS_OF: Array<[new (...args: never[]) => DomainError, HttpStatus]> = [
+  [IllegalTransitionError, HttpStatus.CONFLICT],
+  [ConflictError, HttpStatus.CONFLICT],
+  [InvalidArgumentError, HttpStatus.BAD_REQUEST],
+  [NotFoundError, HttpStatus.NOT_FOUND],
+];
+
+/**
+ * The one place where errors become HTTP answers, always `{statusCode, message, error}`:
+ * domain errors by kind, Nest's HTTP exceptions as they are, anything else a 500 that shows
+ * no internals.
+ */
+@Catch()
+export class ErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HTTP');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<{ status(code: number): { json(body: unknown): void } }>();
+    const { statusCode, message } = this.describe(exception);
+    response.status(statusCode).json({ statusCode, message, error: reasonPhrase(statusCode) });
+  }
+
+  private describe(exception: unknown): { statusCode: number; message: string } {
+    if (exception instanceof DomainError) {
+      const status = STATUS_OF.find(([kind]) => exception instanceof kind)?.[1] ?? HttpStatus.BAD_REQUEST;
+      return { statusCode: status, message: exception.message };
+    }
+    if (exception instanceof HttpException) {
+      const body = exception.getResponse();
+      const raw = typeof body === 'string' ? body : (body as { message?: unknown }).message;
+      const message = Array.isArray(raw) ? raw.join('; ') : String(raw ?? exception.message);
+      return { statusCode: exception.getStatus(), message };
+    }
+    const bodyError = exception as { type?: string; status?: number; message?: string };
+    if (bodyError?.type === 'entity.parse.failed') {
+      return { statusCode: HttpStatus.BAD_REQUEST, message: 'Request body is not valid JSON' };
+    }
+    if (bodyError?.type === 'entity.too.large') {
+      return { statusCode: HttpStatus.PAYLOAD_TOO_LARGE, message: 'Request body is too large' };
+    }
+    this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+    return { statusCode: HttpStatus.INTERNAL_SERVER_ERROR, message: 'Internal server error' };
+  }
+}
+
+function reasonPhrase(status: number): string {
+  const name = HttpStatus[status];
+  return name
+    ? name
+        .toLowerCase()
+        .split('_')
+        .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+        .join(' ')
+    : 'Error';
+}

@@ -1,0 +1,37 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { TransactionRunner } from '../application/transaction-runner.js';
+
+const current = new AsyncLocalStorage<EntityManager>();
+
+/**
+ * Gives repositories the entity manager of the transaction they run in, if any. Nested
+ * `run` calls join the outer transaction.
+ */
+@Injectable()
+export class Database extends TransactionRunner {
+  constructor(readonly dataSource: DataSource) {
+    super();
+  }
+
+  run<T>(work: () => Promise<T>): Promise<T> {
+    if (current.getStore()) return work();
+    return this.dataSource.transaction((manager) => current.run(manager, work));
+  }
+
+  manager(): EntityManager {
+    return current.getStore() ?? this.dataSource.manager;
+  }
+
+  inTransaction(): boolean {
+    return current.getStore() !== undefined;
+  }
+}
+
+/** PostgreSQL's SQLSTATE of a unique violation, and the constraint it names. */
+export function uniqueViolation(error: unknown): string | null {
+  const driverError = (error as { driverError?: { code?: string; constraint?: string } })?.driverError ?? error;
+  const { code, constraint } = (driverError ?? {}) as { code?: string; constraint?: string };
+  return code === '23505' ? (constraint ?? '') : null;
+}
