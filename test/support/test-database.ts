@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { migrate } from '../../src/database/migrate.js';
+
+/** Serialises template migration and cloning across jest workers. */
+const TEMPLATE_LOCK = 4242;
+
+export interface TestDatabase {
+  url: string;
+  /** A plain pg client on this database, for raw SQL in tests. */
+  sql(text: string, params?: unknown[]): Promise<pg.QueryResult>;
+  drop(): Promise<void>;
+}
+
+/** A fresh database cloned from the migrated template: real schema, no rows, isolated per test file. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const adminUrl = process.env.ORBIT_TEST_ADMIN_URL;
+  if (!adminUrl) throw new Error('ORBIT_TEST_ADMIN_URL is not set: run the tests through jest (globalSetup)');
+  const name = `orbit_${randomUUID().replace(/-/g, '')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query('SELECT pg_advisory_lock($1)', [TEMPLATE_LOCK]);
+    await migrate(adminUrl.replace(/\/postgres$/, '/orbit_template'));
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE orbit_template`);
+  } finally {
+    await admin.end();
+  }
+  const url = adminUrl.replace(/\/postgres$/, `/${name}`);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  return {
+    url,
+    sql: (text, params) => client.query(text, params),
+    drop: async () => {
+      await client.end();
+      const cleanup = new pg.Client({ connectionString: adminUrl });
+      await cleanup.connect();
+      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await cleanup.end();
+    },
+  };
+}
