@@ -14,5 +14,21 @@ export abstract class ExecutionRepository {
   abstract save(execution: Execution): Promise<void>;
   abstract findById(id: string): Promise<Execution | null>;
   abstract list(filter: ExecutionFilter, page: PageRequest): Promise<Page<Execution>>;
+  /** QUEUED or RUNNING executions of a job; inside a transaction they are locked for it. */
   abstract findActiveByJob(jobId: string): Promise<Execution[]>;
+
+  /** Inserts a scheduled execution unless its (job, slot) exists already; says whether it did. */
+  abstract insertScheduled(execution: Execution): Promise<boolean>;
+  /** Locks up to `limit` due QUEUED executions, oldest first, skipping rows others hold. */
+  abstract lockDue(now: Date, limit: number): Promise<Execution[]>;
+  /** Persists executions a worker just started, with their lease. */
+  abstract saveClaimed(executions: Execution[], leaseExpiresAt: Date): Promise<void>;
+  /** Extends the leases of `ids` still RUNNING on `workerId`; returns the ids it extended. */
+  abstract renewLeases(workerId: string, ids: string[], leaseExpiresAt: Date): Promise<string[]>;
+  /** Locks RUNNING executions whose worker's lease ran out before `now`. */
+  abstract lockExpiredLeases(now: Date, limit: number): Promise<Execution[]>;
+  /** Locks RUNNING executions started by an outside runner whose timeout passed by `now`. */
+  abstract lockTimedOutOutsideRuns(now: Date, limit: number): Promise<Execution[]>;
+  /** When the next QUEUED execution falls due, if any. */
+  abstract earliestDue(): Promise<Date | null>;
 }

@@ -7,6 +7,7 @@ import { NotFoundError, StaleWriteError } from '../../shared/domain/domain-error
 import { Execution } from '../domain/execution.js';
 import { retryDelayMs } from '../domain/retry-backoff.js';
 import { ExecutionFilter, ExecutionRepository } from './execution.repository.js';
+import { ExecutionOutput, ExecutionOutputRepository } from './execution-output.repository.js';
 import { RetrySettings } from './retry-settings.js';
 
 /** How often an action is re-read and re-applied when another writer changed the execution first. */
@@ -22,16 +23,14 @@ export class ExecutionsService {
     private readonly clock: Clock,
     private readonly transactions: TransactionRunner,
     private readonly retrySettings: RetrySettings,
+    private readonly outputs: ExecutionOutputRepository,
   ) {}
 
   /** A manual run: allowed while the job is disabled, since `enabled` governs only the schedule. */
   async create(jobId: string): Promise<Execution> {
     return this.transactions.run(async () => {
       const job = await this.jobs.get(jobId, 'share');
-      const execution = Execution.create(
-        { jobId: job.id, command: job.command, maxRetries: job.maxRetries, timeoutSeconds: job.timeoutSeconds },
-        this.clock.now(),
-      );
+      const execution = Execution.forJob(job, this.clock.now());
       await this.executions.insert(execution);
       return execution;
     });
@@ -74,10 +73,7 @@ export class ExecutionsService {
       try {
         return await this.transactions.run(async () => {
           const execution = await this.get(id);
-          const now = this.clock.now();
-          action(execution, now);
-          await this.executions.save(execution);
-          await this.queueRetryIfDue(execution, now);
+          await this.apply(execution, action);
           return execution;
         });
       } catch (error) {
@@ -85,6 +81,20 @@ export class ExecutionsService {
         this.logger.debug(`Execution ${id} changed while being written; re-reading (attempt ${attempt})`);
       }
     }
+  }
+
+  /** Inside the caller's transaction: the domain applies the action, the row follows, a retry is queued if due. */
+  async apply(execution: Execution, action: (execution: Execution, now: Date) => void): Promise<void> {
+    const now = this.clock.now();
+    action(execution, now);
+    await this.executions.save(execution);
+    await this.queueRetryIfDue(execution, now);
+  }
+
+  /** What the command printed so far (the last ORBIT_OUTPUT_LIMIT_KB of each stream). */
+  async output(id: string): Promise<ExecutionOutput> {
+    await this.get(id);
+    return (await this.outputs.find(id)) ?? { stdout: '', stderr: '', truncated: false };
   }
 
   private async queueRetryIfDue(execution: Execution, now: Date): Promise<void> {

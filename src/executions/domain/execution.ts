@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { IllegalTransitionError, InvalidArgumentError } from '../../shared/domain/domain-errors.js';
+import type { Job } from '../../jobs/domain/job.js';
 import { ExecutionAction, ExecutionStatus, TRANSITIONS } from './execution-status.js';
 
 export const EXECUTION_TRIGGERS = ['MANUAL', 'SCHEDULE', 'RETRY'] as const;
@@ -67,6 +68,12 @@ export class Execution {
     });
   }
 
+  /** A run of `job` with a copy of its configuration as it is now. */
+  static forJob(job: Job, now: Date, options: NewExecution = {}): Execution {
+    const { id: jobId, command, maxRetries, timeoutSeconds } = job;
+    return Execution.create({ jobId, command, maxRetries, timeoutSeconds }, now, options);
+  }
+
   static restore(props: ExecutionProps): Execution {
     return new Execution({ ...props });
   }
@@ -91,6 +98,9 @@ export class Execution {
       requireInteger(exitCode);
       if (typeof errorMessage !== 'string' || errorMessage.trim() === '') {
         throw new InvalidArgumentError('Error message must not be blank', 'errorMessage');
+      }
+      if (errorMessage.includes('\u0000')) {
+        throw new InvalidArgumentError('errorMessage must not contain NUL characters', 'errorMessage');
       }
     });
     this.props.exitCode = exitCode;

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } fr
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { ExecutionsService } from '../application/executions.service.js';
-import { ExecutionPageResponse, ExecutionResponse } from './dto/execution.response.js';
+import { ExecutionOutputResponse, ExecutionPageResponse, ExecutionResponse } from './dto/execution.response.js';
 import { ListExecutionsQuery } from './dto/list-executions.query.js';
 import { FailDto, SucceedDto } from './dto/transition.dto.js';
 
@@ -37,6 +37,17 @@ export class ExecutionsController {
   @ApiErrors(400, 404)
   async get(@Param('id', ParseUUIDPipe) id: string): Promise<ExecutionResponse> {
     return ExecutionResponse.from(await this.executions.get(id));
+  }
+
+  @Get('executions/:id/output')
+  @ApiOperation({
+    summary: 'What the command printed',
+    description: 'The last ORBIT_OUTPUT_LIMIT_KB (default 64) KiB of stdout and of stderr; updated about every second while it runs.',
+  })
+  @ApiOkResponse({ type: ExecutionOutputResponse })
+  @ApiErrors(400, 404)
+  async output(@Param('id', ParseUUIDPipe) id: string): Promise<ExecutionOutputResponse> {
+    return this.executions.output(id);
   }
 
   @Post('executions/:id/start')

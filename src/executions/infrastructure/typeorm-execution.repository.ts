@@ -71,6 +71,88 @@ export class TypeOrmExecutionRepository extends ExecutionRepository {
     return rows.map(ExecutionMapper.toDomain);
   }
 
+  async insertScheduled(execution: Execution): Promise<boolean> {
+    const result = await this.repo()
+      .createQueryBuilder()
+      .insert()
+      .values(ExecutionMapper.toRow(execution))
+      .orIgnore()
+      .returning('id')
+      .execute();
+    return (result.raw as unknown[]).length === 1;
+  }
+
+  async lockDue(now: Date, limit: number): Promise<Execution[]> {
+    const rows = await this.repo()
+      .createQueryBuilder('e')
+      .where('e.status = :queued AND e.due_at <= :now', { queued: ExecutionStatus.QUEUED, now })
+      .orderBy('e.due_at', 'ASC')
+      .addOrderBy('e.id', 'ASC')
+      .limit(limit)
+      .setLock('pessimistic_write')
+      .setOnLocked('skip_locked')
+      .getMany();
+    return rows.map(ExecutionMapper.toDomain);
+  }
+
+  async saveClaimed(executions: Execution[], leaseExpiresAt: Date): Promise<void> {
+    for (const execution of executions) {
+      const { id, version, status, startedAt, workerId } = execution.toProps();
+      const result = await this.repo()
+        .createQueryBuilder()
+        .update()
+        .set({ status, startedAt, workerId, leaseExpiresAt, version: version + 1 })
+        .where('id = :id AND version = :version', { id, version })
+        .execute();
+      if (result.affected !== 1) throw new StaleWriteError(`Execution ${id} was changed while being claimed`);
+      execution.persisted();
+    }
+  }
+
+  async renewLeases(workerId: string, ids: string[], leaseExpiresAt: Date): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows: Array<{ id: string }> = await this.db
+      .manager()
+      .query(
+        `UPDATE executions SET lease_expires_at = $1
+         WHERE id = ANY($2::uuid[]) AND worker_id = $3 AND status = 'RUNNING' RETURNING id`,
+        [leaseExpiresAt, ids, workerId],
+      );
+    return rows.map((r) => r.id);
+  }
+
+  lockExpiredLeases(now: Date, limit: number): Promise<Execution[]> {
+    return this.lockRunning('e.worker_id IS NOT NULL AND e.lease_expires_at < :now', now, limit);
+  }
+
+  lockTimedOutOutsideRuns(now: Date, limit: number): Promise<Execution[]> {
+    return this.lockRunning(
+      "e.worker_id IS NULL AND e.started_at + e.timeout_seconds * interval '1 second' <= :now",
+      now,
+      limit,
+    );
+  }
+
+  async earliestDue(): Promise<Date | null> {
+    const row = await this.repo()
+      .createQueryBuilder('e')
+      .select('min(e.due_at)', 'due')
+      .where('e.status = :queued', { queued: ExecutionStatus.QUEUED })
+      .getRawOne<{ due: Date | null }>();
+    return row?.due ? new Date(row.due) : null;
+  }
+
+  private async lockRunning(condition: string, now: Date, limit: number): Promise<Execution[]> {
+    const rows = await this.repo()
+      .createQueryBuilder('e')
+      .where(`e.status = :running AND ${condition}`, { running: ExecutionStatus.RUNNING, now })
+      .limit(limit)
+      .setLock('pessimistic_write')
+      .setOnLocked('skip_locked')
+      .getMany();
+    return rows.map(ExecutionMapper.toDomain);
+  }
+
   private repo() {
     return this.db.manager().getRepository(ExecutionOrmEntity);
   }

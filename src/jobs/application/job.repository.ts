@@ -16,4 +16,11 @@ export abstract class JobRepository {
   /** `lock` takes a row lock for the rest of the current transaction. */
   abstract findById(id: string, lock?: 'share' | 'update'): Promise<Job | null>;
   abstract list(filter: JobFilter, page: PageRequest): Promise<Page<Job>>;
+
+  /** Enabled live jobs whose next slot is due, locked for this transaction; rows others hold are skipped. */
+  abstract lockDue(now: Date, limit: number): Promise<Job[]>;
+  /** Stores the scheduler's move of `nextRunAt`: not a change of the job, so no new version. */
+  abstract saveSchedule(job: Job): Promise<void>;
+  /** The earliest next slot of any enabled live job. */
+  abstract earliestNextRun(): Promise<Date | null>;
 }

@@ -38,11 +38,14 @@ export class JobsService {
     return job.schedule().nextRuns(count, this.clock.now());
   }
 
-  async update(id: string, patch: Partial<JobSettings>): Promise<Job> {
-    const job = await this.get(id);
-    job.update(patch, this.clock.now());
-    await this.jobs.update(job);
-    return job;
+  /** Read under a row lock, so the change applies to what a scheduler pass left. */
+  update(id: string, patch: Partial<JobSettings>): Promise<Job> {
+    return this.transactions.run(async () => {
+      const job = await this.get(id, 'update');
+      job.update(patch, this.clock.now());
+      await this.jobs.update(job);
+      return job;
+    });
   }
 
   /** Refused while an execution of the job runs; its queued executions are cancelled; its history stays. */

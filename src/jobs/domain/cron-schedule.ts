@@ -4,10 +4,13 @@ import { InvalidArgumentError } from '../../shared/domain/domain-errors.js';
 const MACROS = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@hourly']);
 
 /**
- * A cron expression bound to an IANA time zone. Parsing and the DST rules are croner's:
- * a wall-clock time inside a spring-forward gap fires once, at the first instant after the
- * gap; in a fall-back overlap an expression with a fixed hour fires once (the first
- * occurrence), while one that fires every hour or more often fires for each real instant.
+ * A cron expression bound to an IANA time zone. Parsing and the DST rule are croner's: a
+ * field counts as a fixed time only when second, minute and hour each hold one value
+ * (`30 2 * * *`). Such a time inside a spring-forward gap fires once, at the first instant
+ * after the gap, and in a fall-back overlap it fires once, at the first occurrence. Every
+ * other expression (steps, lists, ranges, `*`) fires at each real instant whose local time
+ * matches: in a gap the missing local times do not fire, in an overlap both passes do.
+ * Either way no instant fires twice.
  */
 export class CronSchedule {
   private constructor(
@@ -58,6 +61,11 @@ export class CronSchedule {
     return this.cron.nextRuns(count, instant);
   }
 
+  /** The last fire time at or before `instant`, or null when there is none. */
+  latestAtOrBefore(instant: Date): Date | null {
+    return this.cron.previousRuns(1, new Date(instant.getTime() + 1))[0] ?? null;
+  }
+
   /** Fire times in (after, until], at most `limit` of them, oldest first. */
   between(after: Date, until: Date, limit: number): Date[] {
     const slots: Date[] = [];
@@ -69,13 +77,16 @@ export class CronSchedule {
   }
 }
 
-/** Returns the canonical IANA name of a time zone, or throws when the zone is unknown. */
+/** Returns an IANA time zone name as stored, or throws when the zone is unknown. */
 export function canonicalTimezone(value: unknown): string {
   if (typeof value !== 'string' || value.trim() === '') {
     throw new InvalidArgumentError('timezone must not be blank', 'timezone');
   }
+  const zone = value.trim();
   try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: value.trim() }).resolvedOptions().timeZone;
+    const canonical = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+    // fix the case of a name (utc → UTC) but keep the user's choice of alias (Asia/Kolkata)
+    return canonical.toLowerCase() === zone.toLowerCase() ? canonical : zone;
   } catch {
     throw new InvalidArgumentError(
       `timezone '${value}' is not an IANA time zone (for example UTC or Europe/Berlin)`,

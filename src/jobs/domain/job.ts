@@ -39,6 +39,15 @@ export interface JobProps extends JobSettings {
   version: number;
 }
 
+/** At most this many slots of one job fire in one scheduler pass; the rest follow in the next. */
+export const MAX_SLOTS_PER_PASS = 100;
+
+/** What a scheduler pass does for a job: the slots to fire, and the slots it lets go as misfires. */
+export interface FirePlan {
+  fire: Date[];
+  missed: number;
+}
+
 /** The intention: what to run, and when. */
 export class Job {
   private constructor(private props: JobProps) {}
@@ -76,6 +85,25 @@ export class Job {
   /** Moves the schedule on: the next slot is the first one strictly after `instant`. */
   planFrom(instant: Date): void {
     this.props.nextRunAt = this.props.enabled ? this.schedule().nextAfter(instant) : null;
+  }
+
+  /**
+   * The slots due at `now`. A slot reached within `misfireThresholdMs` of its time fires, and
+   * so do the later ones (a short stall catches up). When the oldest due slot is later than
+   * that, no scheduler ran at its time: that is a misfire, and the missed slots collapse to
+   * one run of the most recent slot (RUN_ONCE) or to none (SKIP).
+   */
+  dueSlots(now: Date, misfireThresholdMs: number): FirePlan {
+    const first = this.props.nextRunAt;
+    if (!this.props.enabled || !first || first > now) return { fire: [], missed: 0 };
+    const schedule = this.schedule();
+    if (now.getTime() - first.getTime() <= misfireThresholdMs) {
+      return { fire: [first, ...schedule.between(first, now, MAX_SLOTS_PER_PASS - 1)], missed: 0 };
+    }
+    const latest = schedule.latestAtOrBefore(now) ?? first;
+    const missed = schedule.between(first, latest, MAX_SLOTS_PER_PASS).length + 1;
+    if (this.props.misfirePolicy === 'SKIP') return { fire: [], missed };
+    return { fire: [latest], missed: missed - 1 };
   }
 
   schedule(): CronSchedule {
@@ -140,12 +168,12 @@ export class Job {
   }
 
   private static validate(input: JobSettings): JobSettings {
-    const name = requireString(input.name, 'name').trim();
+    const name = requireText(input.name, 'name').trim();
     if (name.length === 0) throw new InvalidArgumentError('name must not be blank', 'name');
-    if (name.length > JOB_LIMITS.nameMaxLength) {
+    if ([...name].length > JOB_LIMITS.nameMaxLength) {
       throw new InvalidArgumentError(`name must be at most ${JOB_LIMITS.nameMaxLength} characters`, 'name');
     }
-    const command = requireString(input.command, 'command');
+    const command = requireText(input.command, 'command');
     if (command.trim().length === 0) throw new InvalidArgumentError('command must not be blank', 'command');
     if (Buffer.byteLength(command, 'utf8') > JOB_LIMITS.commandMaxBytes) {
       throw new InvalidArgumentError(`command must be at most ${JOB_LIMITS.commandMaxBytes} bytes`, 'command');
@@ -173,8 +201,10 @@ function withoutUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-function requireString(value: unknown, field: string): string {
+/** A string PostgreSQL can store: text columns cannot hold NUL characters. */
+function requireText(value: unknown, field: string): string {
   if (typeof value !== 'string') throw new InvalidArgumentError(`${field} must be a string`, field);
+  if (value.includes('\u0000')) throw new InvalidArgumentError(`${field} must not contain NUL characters`, field);
   return value;
 }
 

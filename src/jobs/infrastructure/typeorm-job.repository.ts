@@ -68,6 +68,31 @@ export class TypeOrmJobRepository extends JobRepository {
     return toPage(rows.map(JobMapper.toDomain), page.limit);
   }
 
+  async lockDue(now: Date, limit: number): Promise<Job[]> {
+    const rows = await this.repo()
+      .createQueryBuilder('job')
+      .where('job.enabled AND job.deleted_at IS NULL AND job.next_run_at <= :now', { now })
+      .orderBy('job.next_run_at', 'ASC')
+      .limit(limit)
+      .setLock('pessimistic_write')
+      .setOnLocked('skip_locked')
+      .getMany();
+    return rows.map(JobMapper.toDomain);
+  }
+
+  async saveSchedule(job: Job): Promise<void> {
+    await this.repo().update({ id: job.id }, { nextRunAt: job.nextRunAt });
+  }
+
+  async earliestNextRun(): Promise<Date | null> {
+    const row = await this.repo()
+      .createQueryBuilder('job')
+      .select('min(job.next_run_at)', 'next')
+      .where('job.enabled AND job.deleted_at IS NULL')
+      .getRawOne<{ next: Date | null }>();
+    return row?.next ? new Date(row.next) : null;
+  }
+
   private repo() {
     return this.db.manager().getRepository(JobOrmEntity);
   }

@@ -25,7 +25,8 @@ export function encodeCursor(cursor: Cursor): string {
 export function decodeCursor(text: string): Cursor {
   const [iso, id, ...rest] = Buffer.from(text, 'base64url').toString('utf8').split('|');
   const createdAt = new Date(iso ?? '');
-  if (rest.length > 0 || !id || !UUID.test(id) || Number.isNaN(createdAt.getTime())) {
+  const year = createdAt.getUTCFullYear();
+  if (rest.length > 0 || !id || !UUID.test(id) || Number.isNaN(year) || year < 1970 || year > 9999) {
     throw new InvalidArgumentError('cursor is not valid: pass the nextCursor of a previous page', 'cursor');
   }
   return { createdAt, id };

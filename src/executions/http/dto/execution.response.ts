@@ -59,3 +59,12 @@ export class ExecutionPageResponse {
   @ApiProperty({ type: String, nullable: true, example: 'MjAyNi0xMS0zMFQxMDowMDowMC4wMDBafDVjM2IwYzU1LTlmOGUtNGE1MS04ZjBlLTJiMWY3ZjdlMmExMQ' })
   nextCursor!: string | null;
 }
+
+export class ExecutionOutputResponse {
+  @ApiProperty({ example: 'backup done: 1.2 GB\n' })
+  stdout!: string;
+  @ApiProperty({ example: '' })
+  stderr!: string;
+  @ApiProperty({ example: false, description: 'Whether older output was dropped to respect the limit' })
+  truncated!: boolean;
+}

@@ -1,0 +1,98 @@
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { OrbitConfig } from '../../config/orbit-config.js';
+import { ExecutionRepository } from '../../executions/application/execution.repository.js';
+import { ExecutionsService } from '../../executions/application/executions.service.js';
+import { Execution } from '../../executions/domain/execution.js';
+import { JobRepository } from '../../jobs/application/job.repository.js';
+import { Job, MAX_SLOTS_PER_PASS } from '../../jobs/domain/job.js';
+import { TransactionRunner } from '../../shared/application/transaction-runner.js';
+import { Clock } from '../../shared/domain/clock.js';
+import { Wakeable, WakeLoop } from './wake-loop.js';
+
+/** Jobs handled per transaction; a larger backlog takes several passes. */
+const JOBS_PER_PASS = 500;
+
+export interface PassResult {
+  jobs: number;
+  fired: number;
+}
+
+/**
+ * Fires due slots of enabled jobs. Any number of schedulers may run: each pass locks the
+ * due jobs it handles (skipping those another node holds), and the unique (job, slot) key
+ * makes a second fire of one slot impossible, whatever the timing.
+ */
+@Injectable()
+export class SchedulerService implements OnApplicationBootstrap, BeforeApplicationShutdown, Wakeable {
+  private readonly logger = new Logger(SchedulerService.name);
+  private readonly loop: WakeLoop;
+
+  constructor(
+    private readonly config: OrbitConfig,
+    private readonly clock: Clock,
+    private readonly transactions: TransactionRunner,
+    private readonly jobs: JobRepository,
+    private readonly executionRepository: ExecutionRepository,
+    private readonly executions: ExecutionsService,
+  ) {
+    this.loop = new WakeLoop('scheduler', () => this.passes(), config.pollIntervalMs, this.logger);
+  }
+
+  onApplicationBootstrap(): void {
+    this.loop.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.loop.stop();
+  }
+
+  wake(): void {
+    this.loop.wake();
+  }
+
+  /** Handles every due job, then tells when the next slot falls due. */
+  private async passes(): Promise<Date | null> {
+    while ((await this.pass()).jobs === JOBS_PER_PASS && !this.loop.stopping);
+    return this.jobs.earliestNextRun();
+  }
+
+  /** One transaction over the due jobs at `now` (the clock's, unless a test passes one). */
+  pass(now: Date = this.clock.now()): Promise<PassResult> {
+    return this.transactions.run(async () => {
+      const due = await this.jobs.lockDue(now, JOBS_PER_PASS);
+      let fired = 0;
+      for (const job of due) {
+        const plan = job.dueSlots(now, this.config.misfireThresholdSeconds * 1000);
+        if (plan.missed > 0) {
+          this.logger.warn(
+            `Job ${job.id} (${job.name}): ${plan.missed} slot(s) passed while no scheduler ran; ` +
+              (plan.fire.length > 0 ? `firing the most recent one once (${job.misfirePolicy})` : `skipped (${job.misfirePolicy})`),
+          );
+        }
+        for (const slot of plan.fire) if (await this.fire(job, slot, now)) fired++;
+        const last = plan.fire[plan.fire.length - 1];
+        job.planFrom(plan.fire.length >= MAX_SLOTS_PER_PASS && last ? last : now);
+        await this.jobs.saveSchedule(job);
+      }
+      return { jobs: due.length, fired };
+    });
+  }
+
+  private async fire(job: Job, slot: Date, now: Date): Promise<boolean> {
+    if (job.concurrencyPolicy !== 'ALLOW') {
+      const active = await this.executionRepository.findActiveByJob(job.id);
+      if (active.length > 0 && job.concurrencyPolicy === 'FORBID') {
+        this.logger.log(
+          `Job ${job.id} (${job.name}): slot ${slot.toISOString()} skipped, execution ${active[0]!.id} is still ${active[0]!.status} (FORBID)`,
+        );
+        return false;
+      }
+      for (const earlier of active) {
+        this.logger.log(`Job ${job.id} (${job.name}): cancelling ${earlier.id} for slot ${slot.toISOString()} (REPLACE)`);
+        await this.executions.apply(earlier, (e, at) => e.cancel(at));
+      }
+    }
+    const execution = Execution.forJob(job, now, { trigger: 'SCHEDULE', scheduledFor: slot, dueAt: slot });
+    return this.executionRepository.insertScheduled(execution);
+  }
+}

@@ -1,0 +1,228 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { OrbitConfig } from '../../config/orbit-config.js';
+import { ExecutionOutput, ExecutionOutputRepository } from '../../executions/application/execution-output.repository.js';
+import { ExecutionRepository } from '../../executions/application/execution.repository.js';
+import { ExecutionsService } from '../../executions/application/executions.service.js';
+import { Execution } from '../../executions/domain/execution.js';
+import { TransactionRunner } from '../../shared/application/transaction-runner.js';
+import { Clock } from '../../shared/domain/clock.js';
+import { IllegalTransitionError } from '../../shared/domain/domain-errors.js';
+import { actionFor, ExecutionAction, shutDown } from './command-outcome.js';
+import { CommandRunner } from './command-runner.js';
+import { Wakeable, WakeLoop } from './wake-loop.js';
+
+interface Running {
+  execution: Execution;
+  output: ExecutionOutput | null;
+  outputDirty: boolean;
+  /** Set when shutdown stopped the command: its failure names the shutdown, not the signal. */
+  stoppedBy: ExecutionAction | null;
+  done: Promise<void>;
+}
+
+/** Variables a command gets from the server's environment; nothing else leaks (no DATABASE_URL, no tokens). */
+const INHERITED_ENV = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'USER', 'LOGNAME', 'TMPDIR'];
+const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+const OUTPUT_FLUSH_MS = 1000;
+
+/**
+ * Claims due executions, runs them, reports each outcome through the domain, and keeps the
+ * leases of what it runs alive. A command whose lease this worker can no longer renew
+ * (cancelled, reaped, or the database unreachable for a whole lease) is stopped.
+ */
+@Injectable()
+export class WorkerService implements OnApplicationBootstrap, BeforeApplicationShutdown, Wakeable {
+  readonly id = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  private readonly logger = new Logger(WorkerService.name);
+  private readonly running = new Map<string, Running>();
+  private readonly loop: WakeLoop;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private outputTimer: NodeJS.Timeout | undefined;
+  private lastHeartbeat = Date.now();
+
+  constructor(
+    private readonly config: OrbitConfig,
+    private readonly clock: Clock,
+    private readonly transactions: TransactionRunner,
+    private readonly executionRepository: ExecutionRepository,
+    private readonly executions: ExecutionsService,
+    private readonly outputs: ExecutionOutputRepository,
+    private readonly runner: CommandRunner,
+  ) {
+    this.loop = new WakeLoop('worker', () => this.claimAndLaunch(), config.pollIntervalMs, this.logger);
+  }
+
+  onApplicationBootstrap(): void {
+    mkdirSync(this.config.workDir, { recursive: true });
+    this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.config.heartbeatSeconds * 1000);
+    this.outputTimer = setInterval(() => void this.flushOutputs(), OUTPUT_FLUSH_MS);
+    this.logger.log(`Worker ${this.id} started (concurrency ${this.config.workerConcurrency})`);
+    this.loop.start();
+  }
+
+  wake(): void {
+    this.loop.wake();
+  }
+
+  /** A cancel reached this node: stop the command if it runs here. The execution is CANCELLED already. */
+  cancelled(executionId: string): void {
+    if (this.running.has(executionId)) {
+      this.logger.log(`Execution ${executionId} was cancelled: stopping its command`);
+      this.runner.kill(executionId);
+    }
+  }
+
+  runningIds(): string[] {
+    return [...this.running.keys()];
+  }
+
+  /** Stop claiming; give running commands the grace to finish; stop and fail the rest, so they retry. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.loop.stop();
+    const graceSeconds = this.config.shutdownGraceSeconds;
+    if (this.running.size > 0) {
+      this.logger.log(`Waiting up to ${graceSeconds}s for ${this.running.size} running command(s)`);
+      await Promise.race([this.allDone(), sleep(graceSeconds * 1000)]);
+    }
+    for (const [id, run] of this.running) {
+      run.stoppedBy = shutDown(graceSeconds);
+      this.runner.kill(id);
+    }
+    await this.allDone();
+    clearInterval(this.heartbeatTimer);
+    clearInterval(this.outputTimer);
+    await this.runner.close();
+  }
+
+  /** One claim: as many due executions as there are free slots, each started by the domain. */
+  private async claimAndLaunch(): Promise<Date | null> {
+    for (;;) {
+      const free = this.config.workerConcurrency - this.running.size;
+      if (free <= 0 || this.loop.stopping) return null;
+      const claimed = await this.claim(free);
+      for (const execution of claimed) this.launch(execution);
+      if (claimed.length < free) return this.executionRepository.earliestDue();
+    }
+  }
+
+  private claim(limit: number): Promise<Execution[]> {
+    return this.transactions.run(async () => {
+      const now = this.clock.now();
+      const due = await this.executionRepository.lockDue(now, limit);
+      for (const execution of due) execution.start(now, this.id);
+      await this.executionRepository.saveClaimed(due, this.leaseFrom(now));
+      return due;
+    });
+  }
+
+  private launch(execution: Execution): void {
+    const run: Running = { execution, output: null, outputDirty: false, stoppedBy: null, done: Promise.resolve() };
+    this.running.set(execution.id, run);
+    run.done = this.runner
+      .run(this.requestFor(execution), (output) => {
+        run.output = output;
+        run.outputDirty = true;
+      })
+      .then(async (outcome) => {
+        await this.record(run, outcome.output, run.stoppedBy ?? actionFor(outcome, execution.timeoutSeconds));
+      })
+      .catch((error: unknown) => this.logger.error(`Execution ${execution.id}: ${String(error)}`))
+      .finally(() => {
+        this.running.delete(execution.id);
+        this.loop.wake();
+      });
+  }
+
+  /**
+   * Saves the output and the outcome. The database may be away for a moment: the outcome is
+   * retried while the lease would still hold; after that the lease reaper decides.
+   */
+  private async record(run: Running, output: ExecutionOutput, action: ExecutionAction): Promise<void> {
+    const id = run.execution.id;
+    const deadline = Date.now() + this.config.leaseSeconds * 1000;
+    for (;;) {
+      try {
+        await this.outputs.save(id, output, this.clock.now());
+        const execution = await this.executions.act(id, action);
+        this.logger.log(`Execution ${id} ${execution.status}${execution.errorMessage ? `: ${execution.errorMessage}` : ''}`);
+        return;
+      } catch (error) {
+        if (error instanceof IllegalTransitionError) {
+          this.logger.log(`Execution ${id}: the command's result is dropped (${error.message}; it was cancelled or reaped)`);
+          return;
+        }
+        if (Date.now() > deadline) throw error;
+        this.logger.warn(`Execution ${id}: could not record the outcome (${String(error)}); retrying`);
+        await sleep(1000);
+      }
+    }
+  }
+
+  private async heartbeat(): Promise<void> {
+    const ids = this.runningIds();
+    try {
+      const renewed = new Set(
+        await this.executionRepository.renewLeases(this.id, ids, this.leaseFrom(this.clock.now())),
+      );
+      this.lastHeartbeat = Date.now();
+      for (const id of ids) {
+        if (!renewed.has(id) && this.running.has(id)) {
+          this.logger.warn(`Execution ${id} is no longer this worker's (cancelled or reaped): stopping its command`);
+          this.runner.kill(id);
+        }
+      }
+    } catch (error) {
+      const silentFor = Date.now() - this.lastHeartbeat;
+      this.logger.warn(`Heartbeat failed (${String(error)}); leases last renewed ${Math.round(silentFor / 1000)}s ago`);
+      if (silentFor >= this.config.leaseSeconds * 1000) {
+        // another node may already fail these and start their retries: never let the two overlap
+        for (const id of ids) this.runner.kill(id);
+      }
+    }
+  }
+
+  private async flushOutputs(): Promise<void> {
+    for (const [id, run] of this.running) {
+      if (!run.outputDirty || !run.output) continue;
+      run.outputDirty = false;
+      await this.outputs.save(id, run.output, this.clock.now()).catch(() => (run.outputDirty = true));
+    }
+  }
+
+  private requestFor(execution: Execution) {
+    const env: Record<string, string> = { PATH: DEFAULT_PATH };
+    for (const name of INHERITED_ENV) {
+      const value = process.env[name];
+      if (value !== undefined) env[name] = value;
+    }
+    Object.assign(env, {
+      ORBIT_EXECUTION_ID: execution.id,
+      ORBIT_JOB_ID: execution.jobId,
+      ORBIT_ATTEMPT: String(execution.attempt),
+    });
+    return {
+      id: execution.id,
+      command: execution.command,
+      cwd: this.config.workDir,
+      env,
+      timeoutMs: execution.timeoutSeconds * 1000,
+      killGraceMs: this.config.killGraceSeconds * 1000,
+      outputLimitBytes: this.config.outputLimitKb * 1024,
+    };
+  }
+
+  private leaseFrom(now: Date): Date {
+    return new Date(now.getTime() + this.config.leaseSeconds * 1000);
+  }
+
+  private async allDone(): Promise<void> {
+    await Promise.all([...this.running.values()].map((r) => r.done));
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

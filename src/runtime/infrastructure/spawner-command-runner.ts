@@ -1,0 +1,86 @@
+import { ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Injectable, Logger } from '@nestjs/common';
+import type { ExecutionOutput } from '../../executions/application/execution-output.repository.js';
+import { CommandOutcome, CommandRequest, CommandRunner } from '../application/command-runner.js';
+
+type SpawnerMessage =
+  | { type: 'started'; id: string; pid: number }
+  | ({ type: 'output'; id: string } & ExecutionOutput)
+  | ({ type: 'exit'; id: string; code: number | null; signal: string | null; error: string | null; timedOut: boolean; killed: boolean } & ExecutionOutput);
+
+interface Pending {
+  onOutput: (output: ExecutionOutput) => void;
+  resolve: (outcome: CommandOutcome) => void;
+}
+
+const SPAWNER = fileURLToPath(new URL('./spawner.cjs', import.meta.url));
+
+/**
+ * Starts commands through a small dedicated child process (spawner.cjs): forking from it is
+ * cheaper than from this large process, and when this process dies the spawner kills the
+ * commands it started.
+ */
+@Injectable()
+export class SpawnerCommandRunner extends CommandRunner {
+  private readonly logger = new Logger(SpawnerCommandRunner.name);
+  private spawner: ChildProcess | undefined;
+  private readonly pending = new Map<string, Pending>();
+
+  run(request: CommandRequest, onOutput: (output: ExecutionOutput) => void): Promise<CommandOutcome> {
+    return new Promise((resolve) => {
+      this.pending.set(request.id, { onOutput, resolve });
+      this.ensureSpawner().send({ type: 'run', ...request });
+    });
+  }
+
+  kill(id: string): void {
+    if (this.pending.has(id)) this.spawner?.send({ type: 'kill', id });
+  }
+
+  async close(): Promise<void> {
+    const spawner = this.spawner;
+    if (!spawner) return;
+    this.spawner = undefined;
+    const exited = new Promise((resolve) => spawner.once('exit', resolve));
+    spawner.disconnect();
+    await exited;
+  }
+
+  private ensureSpawner(): ChildProcess {
+    if (this.spawner?.connected) return this.spawner;
+    const spawner = fork(SPAWNER, [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    spawner.on('message', (message: SpawnerMessage) => this.receive(message));
+    spawner.once('exit', (code, signal) => {
+      if (this.spawner === spawner) {
+        this.spawner = undefined;
+        this.logger.error(`The command spawner exited (code ${code}, signal ${signal}); its commands are lost`);
+      }
+      for (const [id, pending] of this.pending) {
+        this.pending.delete(id);
+        pending.resolve({
+          code: null,
+          signal: null,
+          error: 'the command spawner exited',
+          timedOut: false,
+          killed: true,
+          output: { stdout: '', stderr: '', truncated: false },
+        });
+      }
+    });
+    this.spawner = spawner;
+    return spawner;
+  }
+
+  private receive(message: SpawnerMessage): void {
+    const pending = this.pending.get(message.id);
+    if (!pending) return;
+    if (message.type === 'output') {
+      pending.onOutput({ stdout: message.stdout, stderr: message.stderr, truncated: message.truncated });
+    } else if (message.type === 'exit') {
+      this.pending.delete(message.id);
+      const { code, signal, error, timedOut, killed, stdout, stderr, truncated } = message;
+      pending.resolve({ code, signal, error, timedOut, killed, output: { stdout, stderr, truncated } });
+    }
+  }
+}

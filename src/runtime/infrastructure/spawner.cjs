@@ -1,0 +1,163 @@
+'use strict';
+/**
+ * The process that starts commands for one worker. It is small, so fork() is cheap, and it
+ * outlives nothing: when its worker dies (even by SIGKILL) the IPC channel closes and every
+ * command it started is killed with its whole process group before a retry can start
+ * elsewhere. Ctrl-C and SIGTERM are its worker's business, not its own.
+ *
+ * Messages in:  {type:'run', id, command, cwd, env, timeoutMs, killGraceMs, outputLimitBytes}
+ *               {type:'kill', id}
+ * Messages out: {type:'started', id, pid}
+ *               {type:'output', id, stdout, stderr, truncated}   (bounded tails, at most every flushMs)
+ *               {type:'exit', id, code, signal, timedOut, killed, error, stdout, stderr, truncated}
+ */
+const { spawn } = require('node:child_process');
+
+const FLUSH_MS = 500;
+const runs = new Map();
+
+process.on('SIGINT', () => undefined);
+process.on('SIGTERM', () => undefined);
+process.on('disconnect', () => {
+  for (const run of runs.values()) killGroup(run, 'SIGKILL');
+  process.exit(0);
+});
+process.on('message', (message) => {
+  if (message.type === 'run') start(message);
+  else if (message.type === 'kill') stop(runs.get(message.id), false);
+});
+
+/** The last `limit` bytes of a stream. */
+class Tail {
+  constructor(limit) {
+    this.limit = limit;
+    this.chunks = [];
+    this.size = 0;
+    this.truncated = false;
+  }
+  push(chunk) {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    while (this.size > this.limit) {
+      const excess = this.size - this.limit;
+      const first = this.chunks[0];
+      if (first.length <= excess) {
+        this.chunks.shift();
+        this.size -= first.length;
+      } else {
+        this.chunks[0] = first.subarray(excess);
+        this.size -= excess;
+      }
+      this.truncated = true;
+    }
+  }
+  text() {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+function start(request) {
+  const run = {
+    id: request.id,
+    stdout: new Tail(request.outputLimitBytes),
+    stderr: new Tail(request.outputLimitBytes),
+    dirty: false,
+    timedOut: false,
+    killed: false,
+    child: undefined,
+    timers: [],
+  };
+  runs.set(run.id, run);
+  let child;
+  try {
+    child = spawn('/bin/sh', ['-c', request.command], {
+      cwd: request.cwd,
+      env: request.env,
+      detached: true, // its own process group: a timeout or a cancel kills the whole tree
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    finish(run, { code: null, signal: null, error: String(error && error.message ? error.message : error) });
+    return;
+  }
+  run.child = child;
+  child.stdout.on('data', (chunk) => collect(run, run.stdout, chunk));
+  child.stderr.on('data', (chunk) => collect(run, run.stderr, chunk));
+  child.once('error', (error) => finish(run, { code: null, signal: null, error: error.message }));
+  child.once('spawn', () => send({ type: 'started', id: run.id, pid: child.pid }));
+  child.once('exit', (code, signal) => {
+    // background processes the command left behind end with it, after the same grace
+    killGroup(run, 'SIGTERM');
+    setTimeout(() => killGroup(run, 'SIGKILL'), request.killGraceMs).unref();
+    // wait for the pipes to drain, but not for a descendant that escaped the group
+    const settle = setTimeout(() => finish(run, { code, signal }), 1000);
+    child.once('close', () => {
+      clearTimeout(settle);
+      finish(run, { code, signal });
+    });
+  });
+  run.timers.push(
+    setTimeout(() => {
+      run.timedOut = true;
+      stop(run, true, request.killGraceMs);
+    }, request.timeoutMs),
+  );
+  run.killGraceMs = request.killGraceMs;
+}
+
+function collect(run, tail, chunk) {
+  tail.push(chunk);
+  if (run.dirty) return;
+  run.dirty = true;
+  run.timers.push(
+    setTimeout(() => {
+      run.dirty = false;
+      if (runs.has(run.id)) send({ type: 'output', id: run.id, ...snapshot(run) });
+    }, FLUSH_MS),
+  );
+}
+
+/** SIGTERM to the group, SIGKILL after the grace. */
+function stop(run, graceful, graceMs) {
+  if (!run || !run.child) return;
+  if (!graceful) run.killed = true;
+  killGroup(run, 'SIGTERM');
+  run.timers.push(setTimeout(() => killGroup(run, 'SIGKILL'), graceMs ?? run.killGraceMs ?? 0));
+}
+
+function killGroup(run, signal) {
+  if (!run.child || run.child.pid === undefined) return;
+  try {
+    process.kill(-run.child.pid, signal);
+  } catch {
+    // the group is gone already
+  }
+}
+
+function finish(run, result) {
+  if (!runs.has(run.id)) return;
+  runs.delete(run.id);
+  for (const timer of run.timers) clearTimeout(timer);
+  send({
+    type: 'exit',
+    id: run.id,
+    code: result.code ?? null,
+    signal: result.signal ?? null,
+    error: result.error ?? null,
+    timedOut: run.timedOut,
+    killed: run.killed,
+    ...snapshot(run),
+  });
+}
+
+function snapshot(run) {
+  return {
+    stdout: run.stdout.text(),
+    stderr: run.stderr.text(),
+    truncated: run.stdout.truncated || run.stderr.truncated,
+  };
+}
+
+function send(message) {
+  if (process.connected) process.send(message);
+}

@@ -1,0 +1,23 @@
+import { Module } from '@nestjs/common';
+import { ExecutionsModule } from '../executions/executions.module.js';
+import { JobsModule } from '../jobs/jobs.module.js';
+import { CommandRunner } from './application/command-runner.js';
+import { LeaseReaperService } from './application/lease-reaper.service.js';
+import { SchedulerService } from './application/scheduler.service.js';
+import { WorkerService } from './application/worker.service.js';
+import { PgNotificationListener } from './infrastructure/pg-notification-listener.js';
+import { SpawnerCommandRunner } from './infrastructure/spawner-command-runner.js';
+
+/** Scheduler, worker and lease reaper: loaded by the `all` and `worker` roles. */
+@Module({
+  imports: [JobsModule, ExecutionsModule],
+  providers: [
+    SchedulerService,
+    WorkerService,
+    LeaseReaperService,
+    PgNotificationListener,
+    { provide: CommandRunner, useClass: SpawnerCommandRunner },
+  ],
+  exports: [SchedulerService, WorkerService, LeaseReaperService],
+})
+export class RuntimeModule {}

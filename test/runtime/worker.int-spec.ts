@@ -1,0 +1,168 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { createTestApp, TestApp } from '../support/test-app.js';
+import { isAlive, waitFor } from '../support/wait.js';
+
+type Body = Record<string, any>;
+
+describe('worker runs commands as real processes', () => {
+  let t: TestApp;
+  const workDir = join(tmpdir(), `orbit-worker-test-${process.pid}`);
+  const http = () => request(t.app.getHttpServer());
+
+  beforeAll(async () => {
+    process.env.ORBIT_TEST_SECRET = 'must-not-leak';
+    t = await createTestApp({
+      role: 'all',
+      env: {
+        ORBIT_WORK_DIR: workDir,
+        ORBIT_WORKER_CONCURRENCY: '8',
+        ORBIT_OUTPUT_LIMIT_KB: '4',
+        ORBIT_KILL_GRACE_SECONDS: '1',
+        ORBIT_RETRY_BACKOFF_BASE_MS: '200',
+        ORBIT_RETRY_BACKOFF_MAX_MS: '400',
+        ORBIT_POLL_INTERVAL_MS: '200',
+      },
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(workDir, { recursive: true, force: true });
+  });
+
+  let jobCount = 0;
+  async function run(command: string, job: Body = {}): Promise<Body> {
+    const created = await http()
+      .post('/jobs')
+      .send({ name: `job-${++jobCount}`, command, cronExpression: '0 0 1 1 *', ...job })
+      .expect(201);
+    const execution = await http().post(`/jobs/${created.body.id}/executions`).expect(201);
+    return execution.body as Body;
+  }
+
+  async function settled(id: string): Promise<Body> {
+    return waitFor(async () => {
+      const { body } = await http().get(`/executions/${id}`);
+      return ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(body.status) ? (body as Body) : undefined;
+    }, `execution ${id} to finish`);
+  }
+
+  async function running(id: string): Promise<Body> {
+    return waitFor(async () => {
+      const { body } = await http().get(`/executions/${id}`);
+      return body.status === 'RUNNING' ? (body as Body) : undefined;
+    }, `execution ${id} to run`);
+  }
+
+  it('exit code 0 succeeds, with the worker id and its output recorded', async () => {
+    const queued = await run('echo hello; echo oops >&2');
+    const done = await settled(queued.id);
+    expect(done).toMatchObject({ status: 'SUCCEEDED', exitCode: 0, errorMessage: null });
+    expect(done.workerId).toEqual(expect.any(String));
+    const output = await http().get(`/executions/${queued.id}/output`).expect(200);
+    expect(output.body).toEqual({ stdout: 'hello\n', stderr: 'oops\n', truncated: false });
+  });
+
+  it('a non-zero exit code fails with the code in the message', async () => {
+    const done = await settled((await run('exit 3')).id);
+    expect(done).toMatchObject({ status: 'FAILED', exitCode: 3, errorMessage: 'Command exited with code 3' });
+  });
+
+  it('a command killed by a signal fails naming the signal', async () => {
+    const done = await settled((await run('kill -9 $$')).id);
+    expect(done).toMatchObject({ status: 'FAILED', exitCode: 137, errorMessage: 'Command was killed by signal SIGKILL' });
+  });
+
+  it('runs in the configured working directory with a minimal environment and no server secret', async () => {
+    const queued = await run('pwd; env');
+    await settled(queued.id);
+    const { body } = await http().get(`/executions/${queued.id}/output`).expect(200);
+    const [cwd, ...env] = (body.stdout as string).trim().split('\n');
+    expect(cwd).toBe(workDir);
+    expect(env).toEqual(
+      expect.arrayContaining([`ORBIT_EXECUTION_ID=${queued.id}`, `ORBIT_JOB_ID=${queued.jobId}`, 'ORBIT_ATTEMPT=1']),
+    );
+    expect(body.stdout).not.toContain('must-not-leak');
+    expect(body.stdout).not.toContain('DATABASE_URL');
+    expect(body.stdout).not.toContain(t.db.url);
+  });
+
+  it('keeps only the last ORBIT_OUTPUT_LIMIT_KB of a command that prints a lot', async () => {
+    const queued = await run('head -c 3000000 /dev/zero | tr "\\0" a; echo END');
+    expect((await settled(queued.id)).status).toBe('SUCCEEDED');
+    const { body } = await http().get(`/executions/${queued.id}/output`).expect(200);
+    expect(body.truncated).toBe(true);
+    expect(body.stdout.length).toBe(4096);
+    expect(body.stdout.endsWith('aaaEND\n')).toBe(true);
+  });
+
+  it('shows the output of a running command while it runs', async () => {
+    const queued = await run('echo started; sleep 30');
+    const seen = await waitFor(async () => {
+      const { body } = await http().get(`/executions/${queued.id}/output`);
+      return body.stdout === 'started\n' ? (body as Body) : undefined;
+    }, 'live output');
+    expect(seen.truncated).toBe(false);
+    await http().post(`/executions/${queued.id}/cancel`).expect(200);
+    await settled(queued.id);
+  });
+
+  it('a timeout kills the whole process group, grandchildren included', async () => {
+    const pidFile = join(workDir, 'grandchild.pid');
+    const queued = await run(`sleep 1000 & echo $! > ${pidFile}; sleep 1000`, { timeoutSeconds: 1 });
+    const done = await settled(queued.id);
+    expect(done).toMatchObject({ status: 'FAILED', exitCode: 124, errorMessage: 'Timed out after 1 seconds' });
+    const grandchild = Number(readFileSync(pidFile, 'utf8'));
+    await waitFor(() => (isAlive(grandchild) ? undefined : true), 'the grandchild to die', 5000);
+  });
+
+  it('cancel of a running command stops it, and the execution stays CANCELLED', async () => {
+    const pidFile = join(workDir, 'cancelled.pid');
+    const queued = await run(`echo $$ > ${pidFile}; sleep 1000`);
+    await running(queued.id);
+    await waitFor(() => (existsSync(pidFile) ? true : undefined), 'the pid file');
+    const shell = Number(readFileSync(pidFile, 'utf8'));
+    const cancelled = await http().post(`/executions/${queued.id}/cancel`).expect(200);
+    expect(cancelled.body.status).toBe('CANCELLED');
+    await waitFor(() => (isAlive(shell) ? undefined : true), 'the cancelled command to die', 5000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const after = await http().get(`/executions/${queued.id}`).expect(200);
+    expect(after.body).toMatchObject({ status: 'CANCELLED', exitCode: null, errorMessage: null });
+  });
+
+  it('retries a failure as new attempts with backoff until maxRetries is used up', async () => {
+    const first = await run('exit 1', { maxRetries: 2 });
+    const chain: Body[] = [await settled(first.id)];
+    for (let attempt = 2; attempt <= 3; attempt++) {
+      const previous = chain[chain.length - 1]!;
+      const retry = await waitFor(async () => {
+        const { body } = await http().get(`/executions?jobId=${first.jobId}&limit=100`);
+        return (body.items as Body[]).find((e) => e.retryOf === previous.id);
+      }, `attempt ${attempt}`);
+      expect(retry).toMatchObject({ trigger: 'RETRY', attempt, command: 'exit 1', maxRetries: 2 });
+      // backoff: base 200 ms doubled per attempt, capped at 400 ms, half of it random
+      const delay = Date.parse(retry.dueAt) - Date.parse(previous.finishedAt);
+      const exponential = Math.min(400, 200 * 2 ** (attempt - 2));
+      expect(delay).toBeGreaterThanOrEqual(exponential / 2 - 5);
+      expect(delay).toBeLessThanOrEqual(exponential + 5);
+      const done = await settled(retry.id);
+      expect(Date.parse(done.startedAt)).toBeGreaterThanOrEqual(Date.parse(retry.dueAt));
+      chain.push(done);
+    }
+    expect(chain.map((e) => e.status)).toEqual(['FAILED', 'FAILED', 'FAILED']);
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    const { body } = await http().get(`/executions?jobId=${first.jobId}&limit=100`);
+    expect(body.items).toHaveLength(3);
+  });
+
+  it('a cancelled execution is not retried', async () => {
+    const queued = await run('sleep 1000', { maxRetries: 3 });
+    await running(queued.id);
+    await http().post(`/executions/${queued.id}/cancel`).expect(200);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const { body } = await http().get(`/executions?jobId=${queued.jobId}`);
+    expect(body.items).toHaveLength(1);
+  });
+});
