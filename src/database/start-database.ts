@@ -16,7 +16,7 @@ export async function startDatabase(
   config: Pick<OrbitConfig, 'databaseUrl' | 'dataDir' | 'embeddedPgPort'>,
   log: (line: string) => void,
 ): Promise<RunningDatabase> {
-  if (config.databaseUrl) return { url: config.databaseUrl, stop: async () => undefined };
+  if (config.databaseUrl) return { url: config.databaseUrl, stop: () => Promise.resolve() };
 
   const port = config.embeddedPgPort;
   if (!(await portIsFree(port))) {
@@ -26,11 +26,11 @@ export async function startDatabase(
     );
   }
   log(`Starting the embedded PostgreSQL in ${config.dataDir} on port ${port}`);
-  const host = fork(fileURLToPath(new URL('./embedded-postgres-host.js', import.meta.url)), [
-    config.dataDir,
-    String(port),
-    EMBEDDED_PASSWORD,
-  ], { detached: true, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const host = fork(
+    fileURLToPath(new URL('./embedded-postgres-host.js', import.meta.url)),
+    [config.dataDir, String(port), EMBEDDED_PASSWORD],
+    { detached: true, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+  );
 
   const exited = new Promise<void>((resolve) => host.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {

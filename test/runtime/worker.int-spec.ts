@@ -5,6 +5,7 @@ import request from 'supertest';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { isAlive, waitFor } from '../support/wait.js';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
 type Body = Record<string, any>;
 
 describe('worker runs commands as real processes', () => {
@@ -72,7 +73,11 @@ describe('worker runs commands as real processes', () => {
 
   it('a command killed by a signal fails naming the signal', async () => {
     const done = await settled((await run('kill -9 $$')).id);
-    expect(done).toMatchObject({ status: 'FAILED', exitCode: 137, errorMessage: 'Command was killed by signal SIGKILL' });
+    expect(done).toMatchObject({
+      status: 'FAILED',
+      exitCode: 137,
+      errorMessage: 'Command was killed by signal SIGKILL',
+    });
   });
 
   it('runs in the configured working directory with a minimal environment and no server secret', async () => {

@@ -19,7 +19,9 @@ export class ExecutionRemovalGuard extends JobRemovalGuard {
     const active = await this.executions.findActiveByJob(jobId);
     const running = active.find((e) => e.status === ExecutionStatus.RUNNING);
     if (running) {
-      throw new ConflictError(`Job ${jobId} has a running execution (${running.id}); cancel it or wait for it to finish`);
+      throw new ConflictError(
+        `Job ${jobId} has a running execution (${running.id}); cancel it or wait for it to finish`,
+      );
     }
     for (const execution of active) {
       execution.cancel(this.clock.now());

@@ -46,7 +46,9 @@ export const TRANSITIONS: Readonly<Record<ExecutionAction, Transition>> = {
 
 /** Every (from, to) pair the lifecycle allows. */
 export function allowedEdges(): Array<[ExecutionStatus, ExecutionStatus]> {
-  return Object.values(TRANSITIONS).flatMap((t) => t.from.map((from): [ExecutionStatus, ExecutionStatus] => [from, t.to]));
+  return Object.values(TRANSITIONS).flatMap((t) =>
+    t.from.map((from): [ExecutionStatus, ExecutionStatus] => [from, t.to]),
+  );
 }
 
 export function isFinal(status: ExecutionStatus): boolean {

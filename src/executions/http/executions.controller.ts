@@ -14,7 +14,8 @@ export class ExecutionsController {
   @Post('jobs/:id/executions')
   @ApiOperation({
     summary: 'Queue a run of a job now',
-    description: 'A manual run, allowed also while the job is disabled. Copies the job\'s command, maxRetries and timeoutSeconds.',
+    description:
+      "A manual run, allowed also while the job is disabled. Copies the job's command, maxRetries and timeoutSeconds.",
   })
   @ApiCreatedResponse({ type: ExecutionResponse })
   @ApiErrors(400, 404)
@@ -42,7 +43,8 @@ export class ExecutionsController {
   @Get('executions/:id/output')
   @ApiOperation({
     summary: 'What the command printed',
-    description: 'The last ORBIT_OUTPUT_LIMIT_KB (default 64) KiB of stdout and of stderr; updated about every second while it runs.',
+    description:
+      'The last ORBIT_OUTPUT_LIMIT_KB (default 64) KiB of stdout and of stderr; updated about every second while it runs.',
   })
   @ApiOkResponse({ type: ExecutionOutputResponse })
   @ApiErrors(400, 404)

@@ -3,7 +3,7 @@ import { ExecutionStatus } from '../domain/execution-status.js';
 import { ExecutionOrmEntity } from './execution.orm-entity.js';
 
 export const ExecutionMapper = {
-  toDomain(row: ExecutionOrmEntity): Execution {
+  toDomain: (row: ExecutionOrmEntity): Execution => {
     return Execution.restore({
       id: row.id,
       jobId: row.jobId,
@@ -27,7 +27,7 @@ export const ExecutionMapper = {
   },
 
   /** The row of an execution; the lease is runtime state that the domain does not carry. */
-  toRow(execution: Execution, leaseExpiresAt: Date | null = null): ExecutionOrmEntity {
+  toRow: (execution: Execution, leaseExpiresAt: Date | null = null): ExecutionOrmEntity => {
     return Object.assign(new ExecutionOrmEntity(), { ...execution.toProps(), leaseExpiresAt });
   },
 };

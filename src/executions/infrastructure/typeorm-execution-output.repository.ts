@@ -3,7 +3,7 @@ import { Database } from '../../shared/infrastructure/database.js';
 import { ExecutionOutput, ExecutionOutputRepository } from '../application/execution-output.repository.js';
 
 /** PostgreSQL text cannot hold NUL bytes; a command may print them. */
-const withoutNul = (text: string) => text.replace(/\u0000/g, '');
+const withoutNul = (text: string) => text.replaceAll('\u0000', '');
 
 @Injectable()
 export class TypeOrmExecutionOutputRepository extends ExecutionOutputRepository {

@@ -1,12 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError } from '../../shared/domain/domain-errors.js';
 import { canonicalTimezone, CronSchedule } from './cron-schedule.js';
-import {
-  CONCURRENCY_POLICIES,
-  ConcurrencyPolicy,
-  MISFIRE_POLICIES,
-  MisfirePolicy,
-} from './job-policies.js';
+import { CONCURRENCY_POLICIES, ConcurrencyPolicy, MISFIRE_POLICIES, MisfirePolicy } from './job-policies.js';
 
 export const JOB_LIMITS = {
   nameMaxLength: 200,

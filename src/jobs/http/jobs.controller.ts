@@ -50,7 +50,8 @@ export class JobsController {
   @HttpCode(204)
   @ApiOperation({
     summary: 'Delete a job',
-    description: 'Refused (409) while one of its executions runs. Its queued executions are cancelled; its history stays readable.',
+    description:
+      'Refused (409) while one of its executions runs. Its queued executions are cancelled; its history stays readable.',
   })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiErrors(400, 404, 409)

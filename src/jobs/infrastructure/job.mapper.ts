@@ -3,7 +3,7 @@ import { ConcurrencyPolicy, MisfirePolicy } from '../domain/job-policies.js';
 import { JobOrmEntity } from './job.orm-entity.js';
 
 export const JobMapper = {
-  toDomain(row: JobOrmEntity): Job {
+  toDomain: (row: JobOrmEntity): Job => {
     return Job.restore({
       id: row.id,
       name: row.name,
@@ -22,7 +22,7 @@ export const JobMapper = {
     });
   },
 
-  toRow(job: Job): JobOrmEntity {
+  toRow: (job: Job): JobOrmEntity => {
     return Object.assign(new JobOrmEntity(), { ...job.toProps(), deletedAt: null });
   },
 };

@@ -66,7 +66,9 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
         if (plan.missed > 0) {
           this.logger.warn(
             `Job ${job.id} (${job.name}): ${plan.missed} slot(s) passed while no scheduler ran; ` +
-              (plan.fire.length > 0 ? `firing the most recent one once (${job.misfirePolicy})` : `skipped (${job.misfirePolicy})`),
+              (plan.fire.length > 0
+                ? `firing the most recent one once (${job.misfirePolicy})`
+                : `skipped (${job.misfirePolicy})`),
           );
         }
         for (const slot of plan.fire) if (await this.fire(job, slot, now)) fired++;
@@ -88,7 +90,9 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
         return false;
       }
       for (const earlier of active) {
-        this.logger.log(`Job ${job.id} (${job.name}): cancelling ${earlier.id} for slot ${slot.toISOString()} (REPLACE)`);
+        this.logger.log(
+          `Job ${job.id} (${job.name}): cancelling ${earlier.id} for slot ${slot.toISOString()} (REPLACE)`,
+        );
         await this.executions.apply(earlier, (e, at) => e.cancel(at));
       }
     }

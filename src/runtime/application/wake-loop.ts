@@ -43,7 +43,7 @@ export class WakeLoop {
   }
 
   private async runPasses(): Promise<void> {
-    let next: Date | null = null;
+    let next: Date | null;
     do {
       this.again = false;
       try {

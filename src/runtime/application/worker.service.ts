@@ -3,7 +3,10 @@ import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { OrbitConfig } from '../../config/orbit-config.js';
-import { ExecutionOutput, ExecutionOutputRepository } from '../../executions/application/execution-output.repository.js';
+import {
+  ExecutionOutput,
+  ExecutionOutputRepository,
+} from '../../executions/application/execution-output.repository.js';
 import { ExecutionRepository } from '../../executions/application/execution.repository.js';
 import { ExecutionsService } from '../../executions/application/executions.service.js';
 import { Execution } from '../../executions/domain/execution.js';
@@ -147,11 +150,15 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       try {
         await this.outputs.save(id, output, this.clock.now());
         const execution = await this.executions.act(id, action);
-        this.logger.log(`Execution ${id} ${execution.status}${execution.errorMessage ? `: ${execution.errorMessage}` : ''}`);
+        this.logger.log(
+          `Execution ${id} ${execution.status}${execution.errorMessage ? `: ${execution.errorMessage}` : ''}`,
+        );
         return;
       } catch (error) {
         if (error instanceof IllegalTransitionError) {
-          this.logger.log(`Execution ${id}: the command's result is dropped (${error.message}; it was cancelled or reaped)`);
+          this.logger.log(
+            `Execution ${id}: the command's result is dropped (${error.message}; it was cancelled or reaped)`,
+          );
           return;
         }
         if (Date.now() > deadline) throw error;

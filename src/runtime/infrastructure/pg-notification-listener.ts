@@ -50,7 +50,11 @@ export class PgNotificationListener implements OnApplicationBootstrap, OnApplica
     });
     try {
       await client.connect();
-      await client.query(Object.values(CHANNELS).map((c) => `LISTEN ${c}`).join('; '));
+      await client.query(
+        Object.values(CHANNELS)
+          .map((c) => `LISTEN ${c}`)
+          .join('; '),
+      );
       this.client = client;
       if (attempt > 0) this.logger.log('LISTEN connection restored');
       this.worker.wake();

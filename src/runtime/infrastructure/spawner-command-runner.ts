@@ -7,7 +7,15 @@ import { CommandOutcome, CommandRequest, CommandRunner } from '../application/co
 type SpawnerMessage =
   | { type: 'started'; id: string; pid: number }
   | ({ type: 'output'; id: string } & ExecutionOutput)
-  | ({ type: 'exit'; id: string; code: number | null; signal: string | null; error: string | null; timedOut: boolean; killed: boolean } & ExecutionOutput);
+  | ({
+      type: 'exit';
+      id: string;
+      code: number | null;
+      signal: string | null;
+      error: string | null;
+      timedOut: boolean;
+      killed: boolean;
+    } & ExecutionOutput);
 
 interface Pending {
   onOutput: (output: ExecutionOutput) => void;

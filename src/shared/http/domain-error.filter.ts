@@ -37,7 +37,7 @@ export class ErrorFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       const body = exception.getResponse();
       const raw = typeof body === 'string' ? body : (body as { message?: unknown }).message;
-      const message = Array.isArray(raw) ? raw.join('; ') : String(raw ?? exception.message);
+      const message = Array.isArray(raw) ? raw.join('; ') : typeof raw === 'string' ? raw : exception.message;
       return { statusCode: exception.getStatus(), message };
     }
     const bodyError = exception as { type?: string; status?: number; message?: string };

@@ -9,7 +9,10 @@ export class ExecutionResponse {
   id!: string;
   @ApiProperty({ example: '0b7d4c1e-3f4a-4f43-9a53-6a1f2f1f5a10', format: 'uuid' })
   jobId!: string;
-  @ApiProperty({ example: '/usr/local/bin/backup.sh --full', description: "The job's command when this run was created" })
+  @ApiProperty({
+    example: '/usr/local/bin/backup.sh --full',
+    description: "The job's command when this run was created",
+  })
   command!: string;
   @ApiProperty({ example: 2 })
   maxRetries!: number;
@@ -56,7 +59,11 @@ export class ExecutionResponse {
 export class ExecutionPageResponse {
   @ApiProperty({ type: [ExecutionResponse] })
   items!: ExecutionResponse[];
-  @ApiProperty({ type: String, nullable: true, example: 'MjAyNi0xMS0zMFQxMDowMDowMC4wMDBafDVjM2IwYzU1LTlmOGUtNGE1MS04ZjBlLTJiMWY3ZjdlMmExMQ' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'MjAyNi0xMS0zMFQxMDowMDowMC4wMDBafDVjM2IwYzU1LTlmOGUtNGE1MS04ZjBlLTJiMWY3ZjdlMmExMQ',
+  })
   nextCursor!: string | null;
 }
 

@@ -14,7 +14,8 @@ export class SucceedDto {
 export class FailDto extends SucceedDto {
   @ApiPropertyOptional({
     example: 'Backup command failed',
-    description: 'Required by the domain, which checks the state first: failing a non-running execution is 409 even without it',
+    description:
+      'Required by the domain, which checks the state first: failing a non-running execution is 409 even without it',
   })
   @Allow()
   errorMessage?: string;

@@ -6,7 +6,12 @@ import type { ConcurrencyPolicy, MisfirePolicy } from '../../domain/job-policies
 
 /** Shapes only: the ranges and the meaning of each field are the domain's rules. */
 export class CreateJobDto {
-  @ApiProperty({ example: 'nightly-backup', minLength: 1, maxLength: JOB_LIMITS.nameMaxLength, description: 'Unique, trimmed' })
+  @ApiProperty({
+    example: 'nightly-backup',
+    minLength: 1,
+    maxLength: JOB_LIMITS.nameMaxLength,
+    description: 'Unique, trimmed',
+  })
   @IsString()
   name!: string;
 
@@ -53,7 +58,8 @@ export class CreateJobDto {
   @ApiPropertyOptional({
     enum: CONCURRENCY_POLICIES,
     default: 'ALLOW',
-    description: 'A fire while an earlier execution is queued or running: ALLOW it, FORBID (skip) it, or REPLACE the earlier one',
+    description:
+      'A fire while an earlier execution is queued or running: ALLOW it, FORBID (skip) it, or REPLACE the earlier one',
   })
   @IsOptional()
   @IsIn(CONCURRENCY_POLICIES)

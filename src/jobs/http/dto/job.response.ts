@@ -23,7 +23,12 @@ export class JobResponse {
   misfirePolicy!: string;
   @ApiProperty({ enum: CONCURRENCY_POLICIES, example: 'ALLOW' })
   concurrencyPolicy!: string;
-  @ApiProperty({ example: '2026-12-01T02:00:00.000Z', nullable: true, type: String, description: 'Next slot; null while disabled' })
+  @ApiProperty({
+    example: '2026-12-01T02:00:00.000Z',
+    nullable: true,
+    type: String,
+    description: 'Next slot; null while disabled',
+  })
   nextRunAt!: string | null;
   @ApiProperty({ example: '2026-11-30T10:00:00.000Z' })
   createdAt!: string;
