@@ -63,7 +63,9 @@ export class CronSchedule {
 
   /** The last fire time at or before `instant`, or null when there is none. */
   latestAtOrBefore(instant: Date): Date | null {
-    return this.cron.previousRuns(1, new Date(instant.getTime() + 1))[0] ?? null;
+    // croner looks back from whole seconds, strictly before the one given; slots are whole seconds
+    const nextSecond = Math.floor(instant.getTime() / 1000) * 1000 + 1000;
+    return this.cron.previousRuns(1, new Date(nextSecond))[0] ?? null;
   }
 
   /** Fire times in (after, until], at most `limit` of them, oldest first. */

@@ -148,8 +148,10 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     const deadline = Date.now() + this.config.leaseSeconds * 1000;
     for (;;) {
       try {
-        await this.outputs.save(id, output, this.clock.now());
-        const execution = await this.executions.act(id, action);
+        const execution = await this.transactions.run(async () => {
+          await this.outputs.save(id, output, this.clock.now());
+          return this.executions.act(id, action);
+        });
         this.logger.log(
           `Execution ${id} ${execution.status}${execution.errorMessage ? `: ${execution.errorMessage}` : ''}`,
         );
@@ -159,6 +161,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
           this.logger.log(
             `Execution ${id}: the command's result is dropped (${error.message}; it was cancelled or reaped)`,
           );
+          await this.outputs.save(id, output, this.clock.now()).catch(() => undefined);
           return;
         }
         if (Date.now() > deadline) throw error;
