@@ -142,10 +142,13 @@ function startWorker(url: string, concurrency: number): Promise<ChildProcess> {
   });
   return new Promise((resolve, reject) => {
     let log = '';
-    worker.stdout!.on('data', (chunk: Buffer) => {
+    const watch = (chunk: Buffer) => {
       log += chunk.toString();
-      if (log.includes('running')) resolve(worker);
-    });
+      if (!log.includes('running')) return;
+      worker.stdout.off('data', watch).resume();
+      resolve(worker);
+    };
+    worker.stdout.on('data', watch);
     worker.once('exit', (code) => reject(new Error(`worker exited with ${code}: ${log}`)));
   });
 }
