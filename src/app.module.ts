@@ -1,5 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { AuditModule } from './audit/audit.module.js';
+import { AuditInterceptor } from './audit/http/audit.interceptor.js';
+import { AuthModule } from './auth/auth.module.js';
+import { AuthGuard } from './auth/http/auth.guard.js';
+import { RateLimitGuard } from './auth/http/rate-limit.guard.js';
 import { OrbitConfig } from './config/orbit-config.js';
 import { DatabaseModule } from './database/database.module.js';
 import { ExecutionsModule } from './executions/executions.module.js';
@@ -14,11 +19,18 @@ export class AppModule {
       module: AppModule,
       imports: [
         DatabaseModule.forRoot(config, databaseUrl),
+        AuthModule,
+        AuditModule,
         JobsModule,
         ExecutionsModule,
         ...(config.role === 'api' ? [] : [RuntimeModule]),
       ],
-      providers: [{ provide: APP_FILTER, useClass: ErrorFilter }],
+      providers: [
+        { provide: APP_FILTER, useClass: ErrorFilter },
+        { provide: APP_GUARD, useClass: RateLimitGuard },
+        { provide: APP_GUARD, useExisting: AuthGuard },
+        { provide: APP_INTERCEPTOR, useExisting: AuditInterceptor },
+      ],
     };
   }
 }

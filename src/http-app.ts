@@ -1,9 +1,24 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import helmet from 'helmet';
+import { OrbitConfig } from './config/orbit-config.js';
 import { validationPipe } from './shared/http/validation.js';
 
-/** What every HTTP app gets, in production and in tests alike: validation and Swagger UI. */
+const strictHeaders = helmet();
+/** Swagger UI runs an inline script of its own; everything else gets the strict policy. */
+const docsHeaders = helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"] } } });
+
+/**
+ * What every HTTP app gets, in production and in tests alike: security headers, bounded
+ * JSON bodies (64 KiB, 413 beyond), strict validation, CORS only for configured origins, and
+ * Swagger UI with its Authorize button for bearer tokens.
+ */
 export function configureHttp(app: NestExpressApplication): NestExpressApplication {
+  const config = app.get(OrbitConfig);
+  app.use((request: { path: string }, response: unknown, next: () => void) =>
+    (request.path.startsWith('/docs') ? docsHeaders : strictHeaders)(request as never, response as never, next),
+  );
+  if (config.corsOrigins.length > 0) app.enableCors({ origin: config.corsOrigins });
   app.useBodyParser('json', { limit: '64kb' });
   app.useGlobalPipes(validationPipe());
   const document = SwaggerModule.createDocument(
@@ -12,9 +27,12 @@ export function configureHttp(app: NestExpressApplication): NestExpressApplicati
       .setTitle('Orbit')
       .setDescription(
         'Jobs say what to run and when; every run is an Execution with a guarded lifecycle: ' +
-          'QUEUED → RUNNING → SUCCEEDED | FAILED | CANCELLED, and QUEUED → CANCELLED.',
+          'QUEUED → RUNNING → SUCCEEDED | FAILED | CANCELLED, and QUEUED → CANCELLED. ' +
+          'Every endpoint needs a bearer token (Authorize, above): viewer for reading, operator to ' +
+          'trigger, cancel and drive executions, admin to change jobs and tokens.',
       )
       .setVersion('0.1.0')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An Orbit API token (orbit_…)' })
       .build(),
   );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });

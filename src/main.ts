@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
+import { TokensService, UnsafeBindError } from './auth/application/tokens.service.js';
 import { ConfigError, loadConfig, OrbitConfig } from './config/orbit-config.js';
 import { migrate } from './database/migrate.js';
 import { RunningDatabase, startDatabase } from './database/start-database.js';
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
       });
     }
     if (http) {
+      await http.get(TokensService).ensureAccess(config.host);
       await http.listen(config.port, config.host);
       const address = `http://${config.host}:${config.port}`;
       logger.log(`Orbit (${config.role}) listening on ${address}; Swagger UI at ${address}/docs`);
@@ -60,9 +62,10 @@ async function main(): Promise<void> {
       logger.log(`Orbit (${config.role}) running`);
     }
   } catch (error) {
-    logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    const refused = error instanceof UnsafeBindError;
+    logger.error(refused ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error));
     await shutdown();
-    process.exit(1);
+    process.exit(refused ? 2 : 1);
   }
 }
 

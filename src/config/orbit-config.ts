@@ -23,6 +23,14 @@ export class OrbitConfig {
   workDir!: string;
   pollIntervalMs!: number;
   misfireThresholdSeconds!: number;
+  /** Accepted as an admin token besides the stored ones; never logged. */
+  adminToken!: string | undefined;
+  /** Requests one token (or, without one, one address) may make per minute; 0 turns the limit off. */
+  rateLimitPerMinute!: number;
+  /** Origins allowed to call the API from a browser; empty: CORS stays off. */
+  corsOrigins!: string[];
+  /** When Orbit runs as root: the unprivileged user commands run as. */
+  runAsUser!: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -70,7 +78,17 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
     workDir: resolve(env.ORBIT_WORK_DIR || resolve(dataDir, 'work')),
     pollIntervalMs: int('ORBIT_POLL_INTERVAL_MS', 1000, 10, 3_600_000),
     misfireThresholdSeconds: int('ORBIT_MISFIRE_THRESHOLD_SECONDS', 5, 1, 86_400),
+    adminToken: env.ORBIT_ADMIN_TOKEN || undefined,
+    rateLimitPerMinute: int('ORBIT_RATE_LIMIT_PER_MINUTE', 1200, 0, 1_000_000),
+    corsOrigins: (env.ORBIT_CORS_ORIGINS ?? '')
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
+    runAsUser: env.ORBIT_RUN_AS_USER?.trim() || undefined,
   });
+  if (config.adminToken !== undefined && config.adminToken.length < 24) {
+    problems.push('ORBIT_ADMIN_TOKEN must be at least 24 characters (use a long random secret)');
+  }
   if (config.heartbeatSeconds >= config.leaseSeconds) {
     problems.push(
       `ORBIT_HEARTBEAT_SECONDS (${config.heartbeatSeconds}) must be less than ORBIT_LEASE_SECONDS (${config.leaseSeconds})`,

@@ -1,11 +1,16 @@
 import type { DataSourceOptions } from 'typeorm';
 import { InitialSchema1764460800000 } from '../../migrations/1764460800000-InitialSchema.js';
 import { ExecutionTransitionGuard1764547200000 } from '../../migrations/1764547200000-ExecutionTransitionGuard.js';
+import { TokensAndAudit1764633600000 } from '../../migrations/1764633600000-TokensAndAudit.js';
 import { ExecutionOrmEntity } from '../executions/infrastructure/execution.orm-entity.js';
 import { JobOrmEntity } from '../jobs/infrastructure/job.orm-entity.js';
 
 export const ENTITIES = [JobOrmEntity, ExecutionOrmEntity];
-export const MIGRATIONS = [InitialSchema1764460800000, ExecutionTransitionGuard1764547200000];
+export const MIGRATIONS = [
+  InitialSchema1764460800000,
+  ExecutionTransitionGuard1764547200000,
+  TokensAndAudit1764633600000,
+];
 
 export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
   return {

@@ -23,7 +23,15 @@ export interface TestAppOptions {
   init?: boolean;
   /** Share a database created earlier (several nodes on one PostgreSQL). */
   db?: TestDatabase;
+  /**
+   * true (default): a request without an Authorization header is sent with the admin token,
+   * so tests about other things need not repeat it. Tests of authentication pass false.
+   */
+  asAdmin?: boolean;
 }
+
+/** ORBIT_ADMIN_TOKEN of every test app. */
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
 /**
  * The real HTTP app on a fresh database with the real migrations. Pass a clock to freeze
@@ -31,11 +39,27 @@ export interface TestAppOptions {
  */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const db = options.db ?? (await createTestDatabase());
-  const config = loadConfig({ ORBIT_ROLE: options.role ?? 'api', DATABASE_URL: db.url, ...options.env }, []);
+  const config = loadConfig(
+    {
+      ORBIT_ROLE: options.role ?? 'api',
+      DATABASE_URL: db.url,
+      ORBIT_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      ORBIT_RATE_LIMIT_PER_MINUTE: '0',
+      ...options.env,
+    },
+    [],
+  );
   let builder = Test.createTestingModule({ imports: [AppModule.forRoot(config, db.url)] });
   if (options.clock) builder = builder.overrideProvider(Clock).useValue(options.clock);
   const moduleRef = await builder.compile();
-  const app = configureHttp(moduleRef.createNestApplication<NestExpressApplication>({ logger: false }));
+  const app = moduleRef.createNestApplication<NestExpressApplication>({ logger: false });
+  if (options.asAdmin !== false) {
+    app.use((request: { headers: Record<string, unknown> }, _response: unknown, next: () => void) => {
+      request.headers.authorization ??= `Bearer ${TEST_ADMIN_TOKEN}`;
+      next();
+    });
+  }
+  configureHttp(app);
   if (options.init !== false) await app.init();
   return {
     app,

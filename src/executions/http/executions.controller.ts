@@ -1,5 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Audited } from '../../audit/http/audited.decorator.js';
+import { MinRole } from '../../auth/http/auth.decorators.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { ExecutionsService } from '../application/executions.service.js';
 import { ExecutionOutputResponse, ExecutionPageResponse, ExecutionResponse } from './dto/execution.response.js';
@@ -7,11 +9,14 @@ import { ListExecutionsQuery } from './dto/list-executions.query.js';
 import { FailDto, SucceedDto } from './dto/transition.dto.js';
 
 @ApiTags('executions')
+@ApiBearerAuth()
 @Controller()
 export class ExecutionsController {
   constructor(private readonly executions: ExecutionsService) {}
 
   @Post('jobs/:id/executions')
+  @MinRole('operator')
+  @Audited('execution.triggered')
   @ApiOperation({
     summary: 'Queue a run of a job now',
     description:
@@ -53,6 +58,7 @@ export class ExecutionsController {
   }
 
   @Post('executions/:id/start')
+  @MinRole('operator')
   @HttpCode(200)
   @ApiOperation({ summary: 'QUEUED → RUNNING (for an outside runner; its timeout still holds)' })
   @ApiOkResponse({ type: ExecutionResponse })
@@ -62,6 +68,7 @@ export class ExecutionsController {
   }
 
   @Post('executions/:id/succeed')
+  @MinRole('operator')
   @HttpCode(200)
   @ApiOperation({ summary: 'RUNNING → SUCCEEDED with an exit code' })
   @ApiOkResponse({ type: ExecutionResponse })
@@ -71,6 +78,7 @@ export class ExecutionsController {
   }
 
   @Post('executions/:id/fail')
+  @MinRole('operator')
   @HttpCode(200)
   @ApiOperation({ summary: 'RUNNING → FAILED with an exit code and a message; queues a retry when attempts are left' })
   @ApiOkResponse({ type: ExecutionResponse })
@@ -80,6 +88,8 @@ export class ExecutionsController {
   }
 
   @Post('executions/:id/cancel')
+  @MinRole('operator')
+  @Audited('execution.cancelled')
   @HttpCode(200)
   @ApiOperation({ summary: 'QUEUED or RUNNING → CANCELLED; a running command is stopped by its worker' })
   @ApiOkResponse({ type: ExecutionResponse })

@@ -12,7 +12,7 @@ export class TypeOrmExecutionOutputRepository extends ExecutionOutputRepository 
   }
 
   async save(executionId: string, output: ExecutionOutput, now: Date): Promise<void> {
-    await this.db.manager().query(
+    await this.db.rows(
       `INSERT INTO execution_outputs (execution_id, stdout, stderr, truncated, updated_at)
        VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (execution_id) DO UPDATE
@@ -23,9 +23,10 @@ export class TypeOrmExecutionOutputRepository extends ExecutionOutputRepository 
   }
 
   async find(executionId: string): Promise<ExecutionOutput | null> {
-    const rows: ExecutionOutput[] = await this.db
-      .manager()
-      .query('SELECT stdout, stderr, truncated FROM execution_outputs WHERE execution_id = $1', [executionId]);
+    const rows = await this.db.rows<ExecutionOutput>(
+      'SELECT stdout, stderr, truncated FROM execution_outputs WHERE execution_id = $1',
+      [executionId],
+    );
     return rows[0] ?? null;
   }
 }

@@ -111,7 +111,7 @@ export class TypeOrmExecutionRepository extends ExecutionRepository {
 
   async renewLeases(workerId: string, ids: string[], leaseExpiresAt: Date): Promise<string[]> {
     if (ids.length === 0) return [];
-    const rows: Array<{ id: string }> = await this.db.manager().query(
+    const rows = await this.db.rows<{ id: string }>(
       `UPDATE executions SET lease_expires_at = $1
          WHERE id = ANY($2::uuid[]) AND worker_id = $3 AND status = 'RUNNING' RETURNING id`,
       [leaseExpiresAt, ids, workerId],

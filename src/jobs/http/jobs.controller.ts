@@ -1,5 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { Audited } from '../../audit/http/audited.decorator.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { JobsService } from '../application/jobs.service.js';
 import { CreateJobDto } from './dto/create-job.dto.js';
@@ -9,12 +17,14 @@ import { NextRunsQuery } from './dto/next-runs.query.js';
 import { UpdateJobDto } from './dto/update-job.dto.js';
 
 @ApiTags('jobs')
+@ApiBearerAuth()
 @Controller('jobs')
 export class JobsController {
   constructor(private readonly jobs: JobsService) {}
 
   @Post()
-  @ApiOperation({ summary: 'Define a job' })
+  @Audited('job.created')
+  @ApiOperation({ summary: 'Define a job (admin)' })
   @ApiCreatedResponse({ type: JobResponse })
   @ApiErrors(400, 409)
   async create(@Body() body: CreateJobDto): Promise<JobResponse> {
@@ -39,7 +49,8 @@ export class JobsController {
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Change some fields of a job (same rules as create)' })
+  @Audited('job.updated')
+  @ApiOperation({ summary: 'Change some fields of a job, same rules as create (admin)' })
   @ApiOkResponse({ type: JobResponse })
   @ApiErrors(400, 404, 409)
   async update(@Param('id', ParseUUIDPipe) id: string, @Body() body: UpdateJobDto): Promise<JobResponse> {
@@ -48,8 +59,9 @@ export class JobsController {
 
   @Delete(':id')
   @HttpCode(204)
+  @Audited('job.deleted')
   @ApiOperation({
-    summary: 'Delete a job',
+    summary: 'Delete a job (admin)',
     description:
       'Refused (409) while one of its executions runs. Its queued executions are cancelled; its history stays readable.',
   })

@@ -24,6 +24,21 @@ export class Database extends TransactionRunner {
     return current.getStore() ?? this.dataSource.manager;
   }
 
+  /**
+   * Raw SQL that answers rows, alike for SELECT and for UPDATE/DELETE … RETURNING (for which
+   * TypeORM's plain `query` answers `[rows, count]` instead).
+   */
+  async rows<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+    const joined = current.getStore()?.queryRunner;
+    const runner = joined ?? this.dataSource.createQueryRunner();
+    try {
+      const result = await runner.query(sql, params, true);
+      return result.records as T[];
+    } finally {
+      if (!joined) await runner.release();
+    }
+  }
+
   inTransaction(): boolean {
     return current.getStore() !== undefined;
   }

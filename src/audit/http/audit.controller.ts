@@ -1,0 +1,48 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { MinRole } from '../../auth/http/auth.decorators.js';
+import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
+import { ListQueryDto } from '../../shared/http/list-query.dto.js';
+import { AUDITED_ACTIONS, AuditLog } from '../application/audit-log.js';
+
+class AuditEventResponse {
+  @ApiProperty({ format: 'uuid' })
+  id!: string;
+  @ApiProperty({ example: '2026-11-30T10:00:00.000Z' })
+  createdAt!: string;
+  @ApiProperty({ example: 'ci', description: "The token's name" })
+  actor!: string;
+  @ApiProperty({ enum: AUDITED_ACTIONS, example: 'job.created' })
+  action!: string;
+  @ApiProperty({ type: String, nullable: true, format: 'uuid', description: 'The job, execution or token' })
+  targetId!: string | null;
+  @ApiProperty({ type: Object, example: {} })
+  details!: Record<string, unknown>;
+}
+
+class AuditPageResponse {
+  @ApiProperty({ type: [AuditEventResponse] })
+  items!: AuditEventResponse[];
+  @ApiProperty({ type: String, nullable: true, example: null })
+  nextCursor!: string | null;
+}
+
+@ApiTags('audit')
+@ApiBearerAuth()
+@Controller('audit')
+export class AuditController {
+  constructor(private readonly audit: AuditLog) {}
+
+  @Get()
+  @MinRole('admin')
+  @ApiOperation({ summary: 'Changes made through the API, newest first (admin)' })
+  @ApiOkResponse({ type: AuditPageResponse })
+  @ApiErrors(400)
+  async list(@Query() query: ListQueryDto): Promise<AuditPageResponse> {
+    const page = await this.audit.list(query.toPageRequest());
+    return {
+      items: page.items.map((e) => ({ ...e, createdAt: e.createdAt.toISOString() })),
+      nextCursor: page.nextCursor,
+    };
+  }
+}

@@ -1,0 +1,73 @@
+import { timingSafeEqual } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { OrbitConfig } from '../../config/orbit-config.js';
+import { Page, PageRequest } from '../../shared/application/page.js';
+import { Clock } from '../../shared/domain/clock.js';
+import { NotFoundError } from '../../shared/domain/domain-errors.js';
+import { ApiToken, hashSecret } from '../domain/api-token.js';
+import { Principal } from './principal.js';
+import { TokenRepository } from './token.repository.js';
+
+export class UnsafeBindError extends Error {}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
+@Injectable()
+export class TokensService {
+  private readonly logger = new Logger('Auth');
+
+  constructor(
+    private readonly tokens: TokenRepository,
+    private readonly clock: Clock,
+    private readonly config: OrbitConfig,
+  ) {}
+
+  async issue(name: unknown, role: unknown): Promise<{ token: ApiToken; secret: string }> {
+    const issued = ApiToken.issue(name, role, this.clock.now());
+    await this.tokens.insert(issued.token);
+    return issued;
+  }
+
+  list(page: PageRequest): Promise<Page<ApiToken>> {
+    return this.tokens.list(page);
+  }
+
+  /** Revoked at once on every node: every request looks its token up. */
+  async revoke(id: string): Promise<void> {
+    if (!(await this.tokens.revoke(id, this.clock.now()))) throw new NotFoundError(`Token ${id} not found`);
+  }
+
+  /** The caller behind a bearer secret, or null for an unknown or revoked one. */
+  async authenticate(secret: string): Promise<Principal | null> {
+    const admin = this.config.adminToken;
+    if (admin && sameSecret(secret, admin)) return { tokenId: null, name: 'ORBIT_ADMIN_TOKEN', role: 'admin' };
+    const token = await this.tokens.findLiveByHash(hashSecret(secret));
+    return token ? { tokenId: token.id, name: token.name, role: token.role } : null;
+  }
+
+  /**
+   * First start: with no ORBIT_ADMIN_TOKEN and no token yet, issue an admin token and print it
+   * once. Listening beyond loopback with no token at all is refused.
+   */
+  async ensureAccess(host: string): Promise<void> {
+    if (this.config.adminToken) return;
+    await this.tokens.exclusively(async () => {
+      if ((await this.tokens.countLive()) > 0) return;
+      if (!LOOPBACK.test(host)) {
+        throw new UnsafeBindError(
+          `Refusing to listen on ${host} with no API token configured: anyone reaching the port could run commands. ` +
+            'Set ORBIT_ADMIN_TOKEN, or create a token first (npm run orbit -- token create --name admin --role admin).',
+        );
+      }
+      const { secret } = await this.issue('first-admin', 'admin');
+      this.logger.warn(`Created the first admin token (shown once, store it now): ${secret}`);
+      this.logger.warn(`Use it as: curl -H 'Authorization: Bearer ${secret}' http://${host}:${this.config.port}/jobs`);
+    });
+  }
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(hashSecret(given), 'hex');
+  const b = Buffer.from(hashSecret(expected), 'hex');
+  return timingSafeEqual(a, b);
+}

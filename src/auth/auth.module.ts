@@ -1,0 +1,14 @@
+import { Global, Module } from '@nestjs/common';
+import { TokenRepository } from './application/token.repository.js';
+import { TokensService } from './application/tokens.service.js';
+import { AuthGuard } from './http/auth.guard.js';
+import { TokensController } from './http/tokens.controller.js';
+import { TypeOrmTokenRepository } from './infrastructure/typeorm-token.repository.js';
+
+@Global()
+@Module({
+  controllers: [TokensController],
+  providers: [TokensService, AuthGuard, { provide: TokenRepository, useClass: TypeOrmTokenRepository }],
+  exports: [TokensService, AuthGuard],
+})
+export class AuthModule {}

@@ -1,0 +1,24 @@
+import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import type { Principal } from '../application/principal.js';
+import type { Role } from '../domain/role.js';
+
+export const MIN_ROLE = 'orbit:min-role';
+export const PUBLIC = 'orbit:public';
+
+/** The least role an endpoint needs. Without it: GET needs `viewer`, anything else `admin`. */
+export const MinRole = (role: Role) => SetMetadata(MIN_ROLE, role);
+
+/** Reachable without a token (health checks). */
+export const Public = () => SetMetadata(PUBLIC, true);
+
+export interface AuthenticatedRequest {
+  method: string;
+  headers: Record<string, string | string[] | undefined>;
+  params: Record<string, string>;
+  principal?: Principal;
+}
+
+/** The caller of the current request, as the guard found it. */
+export const Caller = createParamDecorator(
+  (_: unknown, context: ExecutionContext) => context.switchToHttp().getRequest<AuthenticatedRequest>().principal,
+);

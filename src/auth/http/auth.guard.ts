@@ -1,0 +1,32 @@
+import { CanActivate, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { TokensService } from '../application/tokens.service.js';
+import { Role, roleIncludes } from '../domain/role.js';
+import { AuthenticatedRequest, MIN_ROLE, PUBLIC } from './auth.decorators.js';
+
+/** Every endpoint needs `Authorization: Bearer <token>` (401) with a role that includes the endpoint's (403). */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly tokens: TokensService,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC, targets)) return true;
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const header = request.headers.authorization;
+    const match = typeof header === 'string' ? /^Bearer (\S+)$/i.exec(header.trim()) : null;
+    if (!match) throw new UnauthorizedException('Missing bearer token: send Authorization: Bearer <token>');
+    const principal = await this.tokens.authenticate(match[1]!);
+    if (!principal) throw new UnauthorizedException('Unknown or revoked token');
+    const needed =
+      this.reflector.getAllAndOverride<Role>(MIN_ROLE, targets) ?? (request.method === 'GET' ? 'viewer' : 'admin');
+    if (!roleIncludes(principal.role, needed)) {
+      throw new ForbiddenException(`This needs the ${needed} role; token '${principal.name}' has ${principal.role}`);
+    }
+    request.principal = principal;
+    return true;
+  }
+}
