@@ -86,6 +86,9 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
       .filter(Boolean),
     runAsUser: env.ORBIT_RUN_AS_USER?.trim() || undefined,
   });
+  if (config.runAsUser !== undefined && process.getuid?.() !== 0) {
+    problems.push('ORBIT_RUN_AS_USER needs Orbit to run as root (it switches commands to that user)');
+  }
   if (config.adminToken !== undefined && config.adminToken.length < 24) {
     problems.push('ORBIT_ADMIN_TOKEN must be at least 24 characters (use a long random secret)');
   }

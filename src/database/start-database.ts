@@ -1,6 +1,7 @@
 import { fork } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import type { OrbitConfig } from '../config/orbit-config.js';
 
 export interface RunningDatabase {
@@ -19,10 +20,16 @@ export async function startDatabase(
   if (config.databaseUrl) return { url: config.databaseUrl, stop: () => Promise.resolve() };
 
   const port = config.embeddedPgPort;
+  const url = `postgres://postgres:${EMBEDDED_PASSWORD}@127.0.0.1:${port}/postgres`;
   if (!(await portIsFree(port))) {
+    // another Orbit process on this machine started it: share it (the CLI, a second worker)
+    if (await answers(url)) {
+      log(`Sharing the embedded PostgreSQL another Orbit process runs on port ${port}`);
+      return { url, stop: () => Promise.resolve() };
+    }
     throw new Error(
-      `Port ${port} for the embedded PostgreSQL is in use (another Orbit on this machine?). ` +
-        'Set DATABASE_URL to share that database, or ORBIT_PG_PORT to use another port.',
+      `Port ${port} for the embedded PostgreSQL is taken by something else. ` +
+        'Set ORBIT_PG_PORT to use another port, or DATABASE_URL to use an existing PostgreSQL.',
     );
   }
   log(`Starting the embedded PostgreSQL in ${config.dataDir} on port ${port}`);
@@ -39,7 +46,6 @@ export async function startDatabase(
     );
     host.once('exit', (code) => reject(new Error(`The embedded PostgreSQL host exited (code ${code})`)));
   });
-  const url = `postgres://postgres:${EMBEDDED_PASSWORD}@127.0.0.1:${port}/postgres`;
   log(`Embedded PostgreSQL ready; other nodes on this machine can share it with DATABASE_URL=${url}`);
 
   return {
@@ -51,6 +57,19 @@ export async function startDatabase(
       clearTimeout(timer);
     },
   };
+}
+
+async function answers(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 function portIsFree(port: number): Promise<boolean> {

@@ -26,6 +26,8 @@ export interface CommandOutcome {
 
 /** Runs shell commands as real processes, each in its own process group. */
 export abstract class CommandRunner {
+  /** Makes the working directory ready for the commands (and for the user they run as). */
+  abstract prepare(workDir: string): Promise<void>;
   /** Resolves when the command (and its process group) is done; `onOutput` gets bounded snapshots meanwhile. */
   abstract run(request: CommandRequest, onOutput: (output: ExecutionOutput) => void): Promise<CommandOutcome>;
   /** SIGTERM to the command's process group, SIGKILL after the grace. */

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { OrbitConfig } from '../../config/orbit-config.js';
@@ -58,8 +57,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.loop = new WakeLoop('worker', () => this.claimAndLaunch(), config.pollIntervalMs, this.logger);
   }
 
-  onApplicationBootstrap(): void {
-    mkdirSync(this.config.workDir, { recursive: true });
+  async onApplicationBootstrap(): Promise<void> {
+    await this.runner.prepare(this.config.workDir);
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.config.heartbeatSeconds * 1000);
     this.outputTimer = setInterval(() => void this.flushOutputs(), OUTPUT_FLUSH_MS);
     this.logger.log(`Worker ${this.id} started (concurrency ${this.config.workerConcurrency})`);

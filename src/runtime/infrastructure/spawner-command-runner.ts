@@ -1,6 +1,8 @@
-import { ChildProcess, fork } from 'node:child_process';
+import { ChildProcess, execFileSync, fork } from 'node:child_process';
+import { chownSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Injectable, Logger } from '@nestjs/common';
+import { OrbitConfig } from '../../config/orbit-config.js';
 import type { ExecutionOutput } from '../../executions/application/execution-output.repository.js';
 import { CommandOutcome, CommandRequest, CommandRunner } from '../application/command-runner.js';
 
@@ -34,11 +36,35 @@ export class SpawnerCommandRunner extends CommandRunner {
   private readonly logger = new Logger(SpawnerCommandRunner.name);
   private spawner: ChildProcess | undefined;
   private readonly pending = new Map<string, Pending>();
+  private identity: RunAs | undefined;
+
+  constructor(private readonly config: OrbitConfig) {
+    super();
+  }
+
+  prepare(workDir: string): Promise<void> {
+    mkdirSync(workDir, { recursive: true });
+    if (this.config.runAsUser) {
+      this.identity = lookUpUser(this.config.runAsUser);
+      chownSync(workDir, this.identity.uid, this.identity.gid);
+      this.logger.log(`Commands run as ${this.identity.name} (uid ${this.identity.uid}) in ${workDir}`);
+    }
+    return Promise.resolve();
+  }
 
   run(request: CommandRequest, onOutput: (output: ExecutionOutput) => void): Promise<CommandOutcome> {
+    const identity = this.identity;
+    const message = identity
+      ? {
+          ...request,
+          uid: identity.uid,
+          gid: identity.gid,
+          env: { ...request.env, HOME: identity.home, USER: identity.name, LOGNAME: identity.name },
+        }
+      : request;
     return new Promise((resolve) => {
       this.pending.set(request.id, { onOutput, resolve });
-      this.ensureSpawner().send({ type: 'run', ...request });
+      this.ensureSpawner().send({ type: 'run', ...message });
     });
   }
 
@@ -91,4 +117,23 @@ export class SpawnerCommandRunner extends CommandRunner {
       pending.resolve({ code, signal, error, timedOut, killed, output: { stdout, stderr, truncated } });
     }
   }
+}
+
+interface RunAs {
+  name: string;
+  uid: number;
+  gid: number;
+  home: string;
+}
+
+/** The passwd entry of a user, through the system's own name service. */
+function lookUpUser(name: string): RunAs {
+  let entry: string;
+  try {
+    entry = execFileSync('getent', ['passwd', name], { encoding: 'utf8' }).trim();
+  } catch {
+    throw new Error(`ORBIT_RUN_AS_USER: there is no user named '${name}' on this machine`);
+  }
+  const [, , uid, gid, , home] = entry.split(':');
+  return { name, uid: Number(uid), gid: Number(gid), home: home || '/' };
 }

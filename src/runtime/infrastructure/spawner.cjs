@@ -5,7 +5,7 @@
  * command it started is killed with its whole process group before a retry can start
  * elsewhere. Ctrl-C and SIGTERM are its worker's business, not its own.
  *
- * Messages in:  {type:'run', id, command, cwd, env, timeoutMs, killGraceMs, outputLimitBytes}
+ * Messages in:  {type:'run', id, command, cwd, env, timeoutMs, killGraceMs, outputLimitBytes, uid?, gid?}
  *               {type:'kill', id}
  * Messages out: {type:'started', id, pid}
  *               {type:'output', id, stdout, stderr, truncated}   (bounded tails, at most every flushMs)
@@ -74,6 +74,8 @@ function start(request) {
       cwd: request.cwd,
       env: request.env,
       detached: true, // its own process group: a timeout or a cancel kills the whole tree
+      uid: request.uid,
+      gid: request.gid,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
   } catch (error) {
