@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
+import { DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { TokensService } from './auth/application/tokens.service.js';
 import { AuthModule } from './auth/auth.module.js';
-import { ConfigError, loadConfig } from './config/orbit-config.js';
+import { ConfigError, loadConfig, OrbitConfig } from './config/orbit-config.js';
 import { DatabaseModule } from './database/database.module.js';
 import { migrate } from './database/migrate.js';
 import { startDatabase } from './database/start-database.js';
@@ -12,6 +13,13 @@ const USAGE = `Usage: npm run orbit -- token create --name <name> --role <viewer
        npm run orbit -- token list
        npm run orbit -- token revoke <id>
 Uses DATABASE_URL, or the embedded PostgreSQL (shared with a running Orbit on this machine).`;
+
+@Module({})
+class CliModule {
+  static forRoot(config: OrbitConfig, databaseUrl: string): DynamicModule {
+    return { module: CliModule, imports: [DatabaseModule.forRoot(config, databaseUrl), AuthModule] };
+  }
+}
 
 /** Command-line administration: tokens, on the same database the server uses. */
 async function main(argv: string[]): Promise<number> {
@@ -27,10 +35,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const config = loadConfig({ ...process.env, ORBIT_ROLE: 'api' }, []);
   const database = await startDatabase(config, (line) => console.error(line));
-  const app = await NestFactory.createApplicationContext(
-    { module: class CliModule {}, imports: [DatabaseModule.forRoot(config, database.url), AuthModule] },
-    { logger: ['error'] },
-  );
+  const app = await NestFactory.createApplicationContext(CliModule.forRoot(config, database.url), {
+    logger: ['error'],
+  });
   try {
     await migrate(database.url);
     const tokens = app.get(TokensService);
@@ -42,7 +49,8 @@ async function main(argv: string[]): Promise<number> {
       const page = await tokens.list({ limit: 100 });
       for (const t of page.items) console.log(`${t.id}  ${t.role.padEnd(8)}  ${t.createdAt.toISOString()}  ${t.name}`);
     } else {
-      await tokens.revoke(id ?? '');
+      if (!/^[0-9a-f-]{36}$/i.test(id ?? '')) throw new Error(`'${id ?? ''}' is not a token id (see: token list)`);
+      await tokens.revoke(id!);
       console.log(`Revoked token ${id}`);
     }
     return 0;
