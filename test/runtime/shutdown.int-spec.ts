@@ -91,7 +91,7 @@ describe('a node shutting down', () => {
   async function close(t: TestApp): Promise<{ began: number; tookMs: number }> {
     const began = Date.now();
     await t.close();
-    apps.splice(apps.indexOf(t), 1);
+    if (apps.includes(t)) apps.splice(apps.indexOf(t), 1);
     return { began, tookMs: Date.now() - began };
   }
 
@@ -146,18 +146,28 @@ describe('a node shutting down', () => {
     });
   });
 
-  it('claims nothing once closed', async () => {
-    const t = await started({});
+  it('claims nothing new once it began to close, nor after', async () => {
+    const t = await started({ ORBIT_SHUTDOWN_GRACE_SECONDS: '10' });
+    const api = await started({}, 'api');
     // it does claim while it runs
     const before = await queue(t, 'true');
     await waitForStatus(db, before.id, 'SUCCEEDED');
+    const draining = await queue(t, 'sleep 2');
+    await waitForStatus(db, draining.id, 'RUNNING');
 
-    await close(t);
+    // queued while the node waits for its running command: not claimed by the node that is closing
+    const closing = close(t);
+    await sleep(300);
+    const duringClose = await queue(api, 'true');
+    await closing;
+    expect(await row(db, draining.id)).toMatchObject({ status: 'SUCCEEDED', exit_code: 0 });
 
-    const api = await started({}, 'api');
-    const after = await queue(api, 'true');
+    // queued after the close
+    const afterClose = await queue(api, 'true');
     await sleep(1200); // several poll intervals of the closed node
-    expect(await row(db, after.id)).toMatchObject({ status: 'QUEUED', started_at: null, worker_id: null });
+    for (const id of [duringClose.id, afterClose.id]) {
+      expect(await row(db, id)).toMatchObject({ status: 'QUEUED', started_at: null, worker_id: null });
+    }
     await close(api);
   });
 });

@@ -186,8 +186,9 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     } catch (error) {
       const silentFor = Date.now() - this.lastHeartbeat;
       this.logger.warn(`Heartbeat failed (${String(error)}); leases last renewed ${Math.round(silentFor / 1000)}s ago`);
-      if (silentFor >= this.config.leaseSeconds * 1000) {
-        // another node may already fail these and start their retries: never let the two overlap
+      // the next beat may come too late: stop now if the leases could run out before it, since
+      // another node then fails these executions and starts their retries, and the two must not overlap
+      if (silentFor + this.config.heartbeatSeconds * 1000 >= this.config.leaseSeconds * 1000) {
         for (const id of ids) this.runner.kill(id);
       }
     }
