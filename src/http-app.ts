@@ -2,6 +2,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import { OrbitConfig } from './config/orbit-config.js';
+import { BodyShapePipe } from './shared/http/body-shape.pipe.js';
 import { validationPipe } from './shared/http/validation.js';
 
 const strictHeaders = helmet();
@@ -20,7 +21,7 @@ export function configureHttp(app: NestExpressApplication): NestExpressApplicati
   );
   if (config.corsOrigins.length > 0) app.enableCors({ origin: config.corsOrigins });
   app.useBodyParser('json', { limit: '64kb' });
-  app.useGlobalPipes(validationPipe());
+  app.useGlobalPipes(new BodyShapePipe(), validationPipe());
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()

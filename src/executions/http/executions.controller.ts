@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags
 import { Audited } from '../../audit/http/audited.decorator.js';
 import { MinRole } from '../../auth/http/auth.decorators.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
+import { EmptyBodyDto } from '../../shared/http/empty-body.dto.js';
 import { ExecutionsService } from '../application/executions.service.js';
 import { ExecutionOutputResponse, ExecutionPageResponse, ExecutionResponse } from './dto/execution.response.js';
 import { ListExecutionsQuery } from './dto/list-executions.query.js';
@@ -24,7 +25,7 @@ export class ExecutionsController {
   })
   @ApiCreatedResponse({ type: ExecutionResponse })
   @ApiErrors(400, 404)
-  async create(@Param('id', ParseUUIDPipe) jobId: string): Promise<ExecutionResponse> {
+  async create(@Param('id', ParseUUIDPipe) jobId: string, @Body() _body: EmptyBodyDto): Promise<ExecutionResponse> {
     return ExecutionResponse.from(await this.executions.create(jobId));
   }
 
@@ -63,7 +64,7 @@ export class ExecutionsController {
   @ApiOperation({ summary: 'QUEUED → RUNNING (for an outside runner; its timeout still holds)' })
   @ApiOkResponse({ type: ExecutionResponse })
   @ApiErrors(400, 404, 409)
-  async start(@Param('id', ParseUUIDPipe) id: string): Promise<ExecutionResponse> {
+  async start(@Param('id', ParseUUIDPipe) id: string, @Body() _body: EmptyBodyDto): Promise<ExecutionResponse> {
     return ExecutionResponse.from(await this.executions.start(id));
   }
 
@@ -94,7 +95,7 @@ export class ExecutionsController {
   @ApiOperation({ summary: 'QUEUED or RUNNING → CANCELLED; a running command is stopped by its worker' })
   @ApiOkResponse({ type: ExecutionResponse })
   @ApiErrors(400, 404, 409)
-  async cancel(@Param('id', ParseUUIDPipe) id: string): Promise<ExecutionResponse> {
+  async cancel(@Param('id', ParseUUIDPipe) id: string, @Body() _body: EmptyBodyDto): Promise<ExecutionResponse> {
     return ExecutionResponse.from(await this.executions.cancel(id));
   }
 }

@@ -200,6 +200,7 @@ function withoutUndefined<T extends object>(value: T): Partial<T> {
 function requireText(value: unknown, field: string): string {
   if (typeof value !== 'string') throw new InvalidArgumentError(`${field} must be a string`, field);
   if (value.includes('\u0000')) throw new InvalidArgumentError(`${field} must not contain NUL characters`, field);
+  if (/[\uD800-\uDFFF]/u.test(value)) throw new InvalidArgumentError(`${field} must be valid Unicode text`, field);
   return value;
 }
 

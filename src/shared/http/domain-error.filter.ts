@@ -34,18 +34,21 @@ export class ErrorFilter implements ExceptionFilter {
       const status = STATUS_OF.find(([kind]) => exception instanceof kind)?.[1] ?? HttpStatus.BAD_REQUEST;
       return { statusCode: status, message: exception.message };
     }
+    // body-parser's failures, whether Nest wrapped them in an HttpException or not
+    const parserError = [exception, (exception as { cause?: unknown })?.cause].find(
+      (e): e is { type: string } => typeof (e as { type?: unknown })?.type === 'string',
+    );
+    if (parserError?.type === 'entity.parse.failed') {
+      return { statusCode: HttpStatus.BAD_REQUEST, message: 'Request body is not valid JSON' };
+    }
+    if (parserError?.type === 'entity.too.large') {
+      return { statusCode: HttpStatus.PAYLOAD_TOO_LARGE, message: 'Request body is larger than 64 KiB' };
+    }
     if (exception instanceof HttpException) {
       const body = exception.getResponse();
       const raw = typeof body === 'string' ? body : (body as { message?: unknown }).message;
       const message = Array.isArray(raw) ? raw.join('; ') : typeof raw === 'string' ? raw : exception.message;
       return { statusCode: exception.getStatus(), message };
-    }
-    const bodyError = exception as { type?: string; status?: number; message?: string };
-    if (bodyError?.type === 'entity.parse.failed') {
-      return { statusCode: HttpStatus.BAD_REQUEST, message: 'Request body is not valid JSON' };
-    }
-    if (bodyError?.type === 'entity.too.large') {
-      return { statusCode: HttpStatus.PAYLOAD_TOO_LARGE, message: 'Request body is too large' };
     }
     this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     return { statusCode: HttpStatus.INTERNAL_SERVER_ERROR, message: 'Internal server error' };
