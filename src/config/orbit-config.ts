@@ -31,7 +31,18 @@ export class OrbitConfig {
   corsOrigins!: string[];
   /** When Orbit runs as root: the unprivileged user commands run as. */
   runAsUser!: string | undefined;
+  /** Finished executions older than this many days may be pruned... */
+  retentionDays!: number;
+  /** ...beyond the newest this many of each job, which are always kept. */
+  retentionKeepPerJob!: number;
+  /** Rows deleted per statement, so that no sweep holds long locks. */
+  retentionBatchSize!: number;
+  retentionIntervalSeconds!: number;
+  logLevel!: LogLevel;
 }
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export class ConfigError extends Error {}
 
@@ -85,7 +96,15 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
       .map((origin) => origin.trim())
       .filter(Boolean),
     runAsUser: env.ORBIT_RUN_AS_USER?.trim() || undefined,
+    retentionDays: int('ORBIT_RETENTION_DAYS', 30, 1, 36_500),
+    retentionKeepPerJob: int('ORBIT_RETENTION_KEEP_PER_JOB', 100, 0, 1_000_000),
+    retentionBatchSize: int('ORBIT_RETENTION_BATCH_SIZE', 500, 1, 100_000),
+    retentionIntervalSeconds: int('ORBIT_RETENTION_INTERVAL_SECONDS', 600, 1, 86_400),
+    logLevel: (env.LOG_LEVEL?.trim().toLowerCase() || 'info') as LogLevel,
   });
+  if (!LOG_LEVELS.includes(config.logLevel)) {
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${env.LOG_LEVEL}'`);
+  }
   if (config.runAsUser !== undefined && process.getuid?.() !== 0) {
     problems.push('ORBIT_RUN_AS_USER needs Orbit to run as root (it switches commands to that user)');
   }

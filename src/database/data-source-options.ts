@@ -2,6 +2,7 @@ import type { DataSourceOptions } from 'typeorm';
 import { InitialSchema1764460800000 } from '../../migrations/1764460800000-InitialSchema.js';
 import { ExecutionTransitionGuard1764547200000 } from '../../migrations/1764547200000-ExecutionTransitionGuard.js';
 import { TokensAndAudit1764633600000 } from '../../migrations/1764633600000-TokensAndAudit.js';
+import { WorkersAndRetention1764720000000 } from '../../migrations/1764720000000-WorkersAndRetention.js';
 import { ExecutionOrmEntity } from '../executions/infrastructure/execution.orm-entity.js';
 import { JobOrmEntity } from '../jobs/infrastructure/job.orm-entity.js';
 
@@ -10,6 +11,7 @@ export const MIGRATIONS = [
   InitialSchema1764460800000,
   ExecutionTransitionGuard1764547200000,
   TokensAndAudit1764633600000,
+  WorkersAndRetention1764720000000,
 ];
 
 export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
