@@ -3,21 +3,23 @@ import { ExecutionsModule } from '../executions/executions.module.js';
 import { JobsModule } from '../jobs/jobs.module.js';
 import { CommandRunner } from './application/command-runner.js';
 import { LeaseReaperService } from './application/lease-reaper.service.js';
+import { RetentionService } from './application/retention.service.js';
 import { SchedulerService } from './application/scheduler.service.js';
 import { WorkerService } from './application/worker.service.js';
 import { PgNotificationListener } from './infrastructure/pg-notification-listener.js';
 import { SpawnerCommandRunner } from './infrastructure/spawner-command-runner.js';
 
-/** Scheduler, worker and lease reaper: loaded by the `all` and `worker` roles. */
+/** Scheduler, worker, lease reaper and retention sweep: loaded by the `all` and `worker` roles. */
 @Module({
   imports: [JobsModule, ExecutionsModule],
   providers: [
     SchedulerService,
     WorkerService,
     LeaseReaperService,
+    RetentionService,
     PgNotificationListener,
     { provide: CommandRunner, useClass: SpawnerCommandRunner },
   ],
-  exports: [SchedulerService, WorkerService, LeaseReaperService],
+  exports: [SchedulerService, WorkerService, LeaseReaperService, RetentionService],
 })
 export class RuntimeModule {}

@@ -1,0 +1,14 @@
+/**
+ * Persistence port of the retention sweep. Kept apart from ExecutionRepository: it deletes rows
+ * in bulk, which nothing else in Orbit does.
+ */
+export abstract class ExecutionRetentionRepository {
+  /**
+   * Deletes at most `batchSize` finished executions (SUCCEEDED, FAILED or CANCELLED) that
+   * finished before `olderThan` and are not among the newest `keepPerJob` executions of their
+   * job (by creation), with their output; returns how many it deleted. QUEUED and RUNNING
+   * executions are never deleted. One short statement: rows another transaction holds are
+   * skipped, not waited for, and left to a later batch.
+   */
+  abstract pruneBatch(olderThan: Date, keepPerJob: number, batchSize: number): Promise<number>;
+}

@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { Database } from '../../shared/infrastructure/database.js';
+import { ExecutionRetentionRepository } from '../application/execution-retention.repository.js';
+import { ExecutionStatus } from '../domain/execution-status.js';
+
+/** The statuses an execution never leaves: the only ones retention may delete. A literal, never a parameter. */
+const FINISHED = `('${ExecutionStatus.SUCCEEDED}', '${ExecutionStatus.FAILED}', '${ExecutionStatus.CANCELLED}')`;
+
+/**
+ * One batch, one statement (so one short transaction of its own unless the caller opened one).
+ *
+ * For every job, `newest_pruned` is its (keepPerJob + 1)-th newest execution, read from
+ * executions_job_newest_idx; a job with no more than keepPerJob executions yields no row and so
+ * nothing to delete. The victims are that job's executions that finished before `olderThan` and
+ * are not newer than `newest_pruned` in the (created_at, id) order the API lists them in, found
+ * through executions_finished_idx or executions_job_newest_idx; the DELETE then finds them by
+ * primary key. Every step is per job and by index: no scan of the whole table, whatever its size.
+ *
+ * The status test appears twice: in the SELECT, so QUEUED and RUNNING rows are never even
+ * locked, and in the DELETE, as a last guard (their finished_at is NULL besides). SKIP LOCKED:
+ * a row a worker or another sweep holds is left for a later batch, never waited for; only the
+ * rows the LIMIT lets through are locked. Deleting rows beyond the newest M of a job cannot push
+ * any other row out of its newest M, so sweeps on several nodes at once delete nothing the rule
+ * keeps. Deleting a row cascades to its output and sets `retry_of` of its retries to NULL.
+ */
+const PRUNE_BATCH = `
+  DELETE FROM executions
+   WHERE id = ANY (ARRAY(
+           SELECT victim.id
+             FROM jobs j
+            CROSS JOIN LATERAL (
+                  SELECT k.created_at, k.id
+                    FROM executions k
+                   WHERE k.job_id = j.id
+                   ORDER BY k.created_at DESC, k.id DESC
+                  OFFSET $2
+                   LIMIT 1
+            ) AS newest_pruned
+            CROSS JOIN LATERAL (
+                  SELECT e.id
+                    FROM executions e
+                   WHERE e.job_id = j.id
+                     AND e.status IN ${FINISHED}
+                     AND e.finished_at < $1
+                     AND (e.created_at, e.id) <= (newest_pruned.created_at, newest_pruned.id)
+                     FOR UPDATE SKIP LOCKED
+            ) AS victim
+            LIMIT $3))
+     AND status IN ${FINISHED}
+  RETURNING id`;
+
+@Injectable()
+export class TypeOrmExecutionRetentionRepository extends ExecutionRetentionRepository {
+  constructor(private readonly db: Database) {
+    super();
+  }
+
+  async pruneBatch(olderThan: Date, keepPerJob: number, batchSize: number): Promise<number> {
+    if (batchSize <= 0) return 0;
+    const deleted = await this.db.rows<{ id: string }>(PRUNE_BATCH, [
+      olderThan,
+      Math.max(0, Math.floor(keepPerJob)),
+      Math.floor(batchSize),
+    ]);
+    return deleted.length;
+  }
+}

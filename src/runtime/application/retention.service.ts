@@ -1,0 +1,91 @@
+import { performance } from 'node:perf_hooks';
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { OrbitConfig } from '../../config/orbit-config.js';
+import { ExecutionRetentionRepository } from '../../executions/application/execution-retention.repository.js';
+import { Clock } from '../../shared/domain/clock.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** The first sweep runs this soon after start (or after one interval, if that is shorter). */
+const FIRST_SWEEP_DELAY_MS = 5_000;
+
+export interface SweepResult {
+  /** Executions deleted (their output went with them). */
+  deleted: number;
+  /** Statements run, the last one being the one that deleted fewer than a full batch. */
+  batches: number;
+  /** Wall time of the sweep. */
+  ms: number;
+}
+
+/**
+ * On every node with the runtime: deletes finished executions older than ORBIT_RETENTION_DAYS,
+ * beyond the newest ORBIT_RETENTION_KEEP_PER_JOB of each job, in batches of
+ * ORBIT_RETENTION_BATCH_SIZE rows, every ORBIT_RETENTION_INTERVAL_SECONDS. Each batch is one
+ * statement and so its own short transaction; QUEUED and RUNNING executions are never touched.
+ * Several nodes may sweep at once: a batch skips the rows another one holds.
+ */
+@Injectable()
+export class RetentionService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(RetentionService.name);
+  private firstTimer: NodeJS.Timeout | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<unknown> | undefined;
+  private stopping = false;
+
+  constructor(
+    private readonly config: OrbitConfig,
+    private readonly clock: Clock,
+    private readonly retention: ExecutionRetentionRepository,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const everyMs = this.config.retentionIntervalSeconds * 1000;
+    this.firstTimer = setTimeout(() => this.tick(), Math.min(FIRST_SWEEP_DELAY_MS, everyMs));
+    this.timer = setInterval(() => this.tick(), everyMs);
+    this.firstTimer.unref();
+    this.timer.unref();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.firstTimer);
+    clearInterval(this.timer);
+    await this.sweeping;
+  }
+
+  /**
+   * One sweep at `now`: batch after batch until one deletes fewer rows than a full batch (or
+   * the node is shutting down). Not wrapped in a transaction, so that every batch commits and
+   * releases its locks on its own.
+   */
+  async sweep(now: Date = this.clock.now()): Promise<SweepResult> {
+    const { retentionDays, retentionKeepPerJob, retentionBatchSize } = this.config;
+    const started = performance.now();
+    const olderThan = new Date(now.getTime() - retentionDays * DAY_MS);
+    let deleted = 0;
+    let batches = 0;
+    for (;;) {
+      const count = await this.retention.pruneBatch(olderThan, retentionKeepPerJob, retentionBatchSize);
+      deleted += count;
+      batches++;
+      if (count < retentionBatchSize || this.stopping) break;
+    }
+    const ms = Math.round(performance.now() - started);
+    const figures =
+      `deleted ${deleted} executions older than ${retentionDays} days ` +
+      `(beyond the newest ${retentionKeepPerJob} per job) in ${batches} batches (${ms} ms)`;
+    if (deleted > 0) this.logger.log(`Retention: ${figures}`);
+    else this.logger.debug(`Retention: ${figures}`);
+    return { deleted, batches, ms };
+  }
+
+  /** A timer's sweep, unless the previous one still runs. */
+  private tick(): void {
+    if (this.sweeping || this.stopping) return;
+    this.sweeping = this.sweep()
+      .catch((error: unknown) => this.logger.warn(`Retention sweep failed: ${String(error)}`))
+      .finally(() => {
+        this.sweeping = undefined;
+      });
+  }
+}
