@@ -9,16 +9,21 @@ import { OrbitConfig } from './config/orbit-config.js';
 import { DatabaseModule } from './database/database.module.js';
 import { ExecutionsModule } from './executions/executions.module.js';
 import { JobsModule } from './jobs/jobs.module.js';
+import { createRootLogger } from './observability/infrastructure/logging.js';
+import { ObservabilityModule } from './observability/observability.module.js';
 import { RuntimeModule } from './runtime/runtime.module.js';
 import { ErrorFilter } from './shared/http/domain-error.filter.js';
+import { WorkersModule } from './workers/workers.module.js';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: OrbitConfig, databaseUrl: string): DynamicModule {
+  static forRoot(config: OrbitConfig, databaseUrl: string, logger = createRootLogger(config)): DynamicModule {
     return {
       module: AppModule,
       imports: [
         DatabaseModule.forRoot(config, databaseUrl),
+        ObservabilityModule.forRoot(logger),
+        WorkersModule,
         AuthModule,
         AuditModule,
         JobsModule,

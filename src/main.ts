@@ -1,15 +1,14 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Logger as NestPinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { TokensService, UnsafeBindError } from './auth/application/tokens.service.js';
 import { ConfigError, loadConfig, OrbitConfig } from './config/orbit-config.js';
 import { migrate } from './database/migrate.js';
 import { RunningDatabase, startDatabase } from './database/start-database.js';
 import { configureHttp } from './http-app.js';
-
-const logger = new Logger('Orbit');
+import { createRootLogger } from './observability/infrastructure/logging.js';
 
 /**
  * One binary, three roles: `all` (API + scheduler + worker), `api`, `worker`. The shutdown
@@ -26,27 +25,33 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  const root = createRootLogger(config);
+  const logger = root.child({ context: 'Orbit' });
 
-  const database: RunningDatabase = await startDatabase(config, (line) => logger.log(line));
+  const database: RunningDatabase = await startDatabase(config, (line) => logger.info(line));
   let closing: Promise<void> | undefined;
   const shutdown = (app?: { close(): Promise<void> }) => {
     closing ??= (async () => {
-      logger.log('Shutting down');
+      logger.info('Shutting down');
       await app?.close().catch((error: unknown) => logger.error(`While closing: ${String(error)}`));
       await database.stop();
-      logger.log('Stopped');
+      logger.info('Stopped');
+      root.flush();
     })();
     return closing;
   };
 
   try {
     const applied = await migrate(database.url);
-    if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
+    if (applied.length > 0) logger.info(`Applied migrations: ${applied.join(', ')}`);
 
-    const module = AppModule.forRoot(config, database.url);
+    const module = AppModule.forRoot(config, database.url, root);
     const http =
-      config.role === 'worker' ? undefined : configureHttp(await NestFactory.create<NestExpressApplication>(module));
-    const app = http ?? (await NestFactory.createApplicationContext(module));
+      config.role === 'worker'
+        ? undefined
+        : configureHttp(await NestFactory.create<NestExpressApplication>(module, { bufferLogs: true }));
+    const app = http ?? (await NestFactory.createApplicationContext(module, { bufferLogs: true }));
+    app.useLogger(app.get(NestPinoLogger));
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       process.once(signal, () => {
         process.once(signal, () => process.exit(130)); // a second Ctrl-C does not wait
@@ -57,9 +62,10 @@ async function main(): Promise<void> {
       await http.get(TokensService).ensureAccess(config.host);
       await http.listen(config.port, config.host);
       const address = `http://${config.host}:${config.port}`;
-      logger.log(`Orbit (${config.role}) listening on ${address}; Swagger UI at ${address}/docs`);
+      logger.info(`Orbit (${config.role}) listening on ${address}; Swagger UI at ${address}/docs`);
     } else {
-      logger.log(`Orbit (${config.role}) running`);
+      await app.init();
+      logger.info(`Orbit (${config.role}) running`);
     }
   } catch (error) {
     const refused = error instanceof UnsafeBindError;

@@ -23,6 +23,6 @@ export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions
     migrationsTransactionMode: 'all',
     synchronize: false,
     logging: false,
-    extra: { max: poolSize, connectionTimeoutMillis: 10_000 },
+    extra: { max: poolSize, connectionTimeoutMillis: 10_000, application_name: 'orbit' },
   };
 }

@@ -46,7 +46,7 @@ export async function startDatabase(
     );
     host.once('exit', (code) => reject(new Error(`The embedded PostgreSQL host exited (code ${code})`)));
   });
-  log(`Embedded PostgreSQL ready; other nodes on this machine can share it with DATABASE_URL=${url}`);
+  log(`Embedded PostgreSQL ready on 127.0.0.1:${port}; other Orbit processes on this machine share it`);
 
   return {
     url,

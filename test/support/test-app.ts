@@ -1,6 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
+import { Logger as NestPinoLogger } from 'nestjs-pino';
+import type { Logger as PinoRoot } from 'pino';
 import { AppModule } from '../../src/app.module.js';
 import { loadConfig, OrbitConfig, Role } from '../../src/config/orbit-config.js';
 import { configureHttp } from '../../src/http-app.js';
@@ -28,6 +30,8 @@ export interface TestAppOptions {
    * so tests about other things need not repeat it. Tests of authentication pass false.
    */
   asAdmin?: boolean;
+  /** Where the app's log lines go (a pino logger); by default LOG_LEVEL is silent. */
+  logger?: PinoRoot;
 }
 
 /** ORBIT_ADMIN_TOKEN of every test app. */
@@ -45,14 +49,16 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       DATABASE_URL: db.url,
       ORBIT_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
       ORBIT_RATE_LIMIT_PER_MINUTE: '0',
+      LOG_LEVEL: 'silent',
       ...options.env,
     },
     [],
   );
-  let builder = Test.createTestingModule({ imports: [AppModule.forRoot(config, db.url)] });
+  let builder = Test.createTestingModule({ imports: [AppModule.forRoot(config, db.url, options.logger)] });
   if (options.clock) builder = builder.overrideProvider(Clock).useValue(options.clock);
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ logger: false });
+  if (options.logger) app.useLogger(app.get(NestPinoLogger));
   if (options.asAdmin !== false) {
     app.use((request: { headers: Record<string, unknown> }, _response: unknown, next: () => void) => {
       request.headers.authorization ??= `Bearer ${TEST_ADMIN_TOKEN}`;

@@ -6,6 +6,7 @@ import { Clock } from '../../shared/domain/clock.js';
 import { NotFoundError, StaleWriteError } from '../../shared/domain/domain-errors.js';
 import { Execution } from '../domain/execution.js';
 import { retryDelayMs } from '../domain/retry-backoff.js';
+import { ExecutionMetrics } from './execution-metrics.js';
 import { ExecutionFilter, ExecutionRepository } from './execution.repository.js';
 import { ExecutionOutput, ExecutionOutputRepository } from './execution-output.repository.js';
 import { RetrySettings } from './retry-settings.js';
@@ -24,6 +25,7 @@ export class ExecutionsService {
     private readonly transactions: TransactionRunner,
     private readonly retrySettings: RetrySettings,
     private readonly outputs: ExecutionOutputRepository,
+    private readonly metrics: ExecutionMetrics,
   ) {}
 
   /** A manual run: allowed while the job is disabled, since `enabled` governs only the schedule. */
@@ -89,6 +91,7 @@ export class ExecutionsService {
     action(execution, now);
     await this.executions.save(execution);
     await this.queueRetryIfDue(execution, now);
+    this.metrics.transitioned(execution);
   }
 
   /** What the command printed so far (the last ORBIT_OUTPUT_LIMIT_KB of each stream). */
@@ -102,5 +105,6 @@ export class ExecutionsService {
     const { baseMs, maxMs } = this.retrySettings;
     const retry = execution.retry(now, retryDelayMs(execution.attempt, baseMs, maxMs));
     await this.executions.insert(retry);
+    this.metrics.retryQueued();
   }
 }

@@ -171,6 +171,9 @@ export class Execution {
   get createdAt(): Date {
     return this.props.createdAt;
   }
+  get scheduledFor(): Date | null {
+    return this.props.scheduledFor;
+  }
   get dueAt(): Date {
     return this.props.dueAt;
   }

@@ -1,5 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { OrbitConfig } from '../../config/orbit-config.js';
+import { ExecutionMetrics } from '../../executions/application/execution-metrics.js';
 import { ExecutionRepository } from '../../executions/application/execution.repository.js';
 import { ExecutionsService } from '../../executions/application/executions.service.js';
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
@@ -24,6 +25,7 @@ export class LeaseReaperService implements OnApplicationBootstrap, BeforeApplica
     private readonly transactions: TransactionRunner,
     private readonly executionRepository: ExecutionRepository,
     private readonly executions: ExecutionsService,
+    private readonly metrics: ExecutionMetrics,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -43,12 +45,22 @@ export class LeaseReaperService implements OnApplicationBootstrap, BeforeApplica
     return this.transactions.run(async () => {
       let failed = 0;
       for (const execution of await this.executionRepository.lockExpiredLeases(now, BATCH)) {
-        this.logger.warn(`Execution ${execution.id}: worker ${execution.workerId} lost its lease`);
+        this.logger.warn({
+          executionId: execution.id,
+          jobId: execution.jobId,
+          workerId: execution.workerId,
+          msg: 'Its worker lost its lease',
+        });
+        this.metrics.leaseExpired();
         await this.executions.apply(execution, workerLost);
         failed++;
       }
       for (const execution of await this.executionRepository.lockTimedOutOutsideRuns(now, BATCH)) {
-        this.logger.warn(`Execution ${execution.id}: no result from its outside runner within its timeout`);
+        this.logger.warn({
+          executionId: execution.id,
+          jobId: execution.jobId,
+          msg: 'No result from its outside runner within its timeout',
+        });
         await this.executions.apply(execution, outsideRunTimedOut(execution.timeoutSeconds));
         failed++;
       }

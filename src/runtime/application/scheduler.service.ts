@@ -1,5 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { OrbitConfig } from '../../config/orbit-config.js';
+import { ExecutionMetrics } from '../../executions/application/execution-metrics.js';
 import { ExecutionRepository } from '../../executions/application/execution.repository.js';
 import { ExecutionsService } from '../../executions/application/executions.service.js';
 import { Execution } from '../../executions/domain/execution.js';
@@ -34,6 +35,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     private readonly jobs: JobRepository,
     private readonly executionRepository: ExecutionRepository,
     private readonly executions: ExecutionsService,
+    private readonly metrics: ExecutionMetrics,
   ) {
     this.loop = new WakeLoop('scheduler', () => this.passes(), config.pollIntervalMs, this.logger);
   }
@@ -64,12 +66,15 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
       for (const job of due) {
         const plan = job.dueSlots(now, this.config.misfireThresholdSeconds * 1000);
         if (plan.missed > 0) {
-          this.logger.warn(
-            `Job ${job.id} (${job.name}): ${plan.missed} slot(s) passed while no scheduler ran; ` +
+          this.logger.warn({
+            jobId: job.id,
+            msg:
+              `Job ${job.name}: ${plan.missed} slot(s) passed while no scheduler ran; ` +
               (plan.fire.length > 0
                 ? `firing the most recent one once (${job.misfirePolicy})`
                 : `skipped (${job.misfirePolicy})`),
-          );
+          });
+          if (plan.fire.length === 0) this.metrics.fireSkipped();
         }
         for (const slot of plan.fire) if (await this.fire(job, slot, now)) fired++;
         const last = plan.fire[plan.fire.length - 1];
@@ -84,15 +89,20 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     if (job.concurrencyPolicy !== 'ALLOW') {
       const active = await this.executionRepository.findActiveByJob(job.id);
       if (active.length > 0 && job.concurrencyPolicy === 'FORBID') {
-        this.logger.log(
-          `Job ${job.id} (${job.name}): slot ${slot.toISOString()} skipped, execution ${active[0]!.id} is still ${active[0]!.status} (FORBID)`,
-        );
+        this.logger.log({
+          jobId: job.id,
+          executionId: active[0]!.id,
+          msg: `Job ${job.name}: slot ${slot.toISOString()} skipped, the earlier execution is still ${active[0]!.status} (FORBID)`,
+        });
+        this.metrics.fireSkipped();
         return false;
       }
       for (const earlier of active) {
-        this.logger.log(
-          `Job ${job.id} (${job.name}): cancelling ${earlier.id} for slot ${slot.toISOString()} (REPLACE)`,
-        );
+        this.logger.log({
+          jobId: job.id,
+          executionId: earlier.id,
+          msg: `Job ${job.name}: cancelling the earlier execution for slot ${slot.toISOString()} (REPLACE)`,
+        });
         await this.executions.apply(earlier, (e, at) => e.cancel(at));
       }
     }

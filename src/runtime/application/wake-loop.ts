@@ -11,6 +11,8 @@ export interface Wakeable {
  */
 export class WakeLoop {
   stopping = false;
+  /** When a pass last completed without error (Date.now()). */
+  lastPassAt: number | undefined;
   private running: Promise<void> | undefined;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
@@ -48,6 +50,7 @@ export class WakeLoop {
       this.again = false;
       try {
         next = await this.pass();
+        this.lastPassAt = Date.now();
       } catch (error) {
         this.logger.warn(`${this.name} pass failed: ${String(error)}`);
         next = null;

@@ -6,11 +6,13 @@ import {
   ExecutionOutput,
   ExecutionOutputRepository,
 } from '../../executions/application/execution-output.repository.js';
+import { ExecutionMetrics } from '../../executions/application/execution-metrics.js';
 import { ExecutionRepository } from '../../executions/application/execution.repository.js';
 import { ExecutionsService } from '../../executions/application/executions.service.js';
 import { Execution } from '../../executions/domain/execution.js';
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
 import { Clock } from '../../shared/domain/clock.js';
+import { WorkerRegistry } from '../../workers/application/worker-registry.js';
 import { IllegalTransitionError } from '../../shared/domain/domain-errors.js';
 import { actionFor, ExecutionAction, shutDown } from './command-outcome.js';
 import { CommandRunner } from './command-runner.js';
@@ -53,16 +55,34 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly executions: ExecutionsService,
     private readonly outputs: ExecutionOutputRepository,
     private readonly runner: CommandRunner,
+    private readonly registry: WorkerRegistry,
+    private readonly metrics: ExecutionMetrics,
   ) {
     this.loop = new WakeLoop('worker', () => this.claimAndLaunch(), config.pollIntervalMs, this.logger);
   }
 
   async onApplicationBootstrap(): Promise<void> {
     await this.runner.prepare(this.config.workDir);
+    const now = this.clock.now();
+    await this.registry.register({
+      id: this.id,
+      host: hostname(),
+      pid: process.pid,
+      version: ORBIT_VERSION,
+      concurrency: this.config.workerConcurrency,
+      startedAt: now,
+      lastHeartbeatAt: now,
+      running: 0,
+    });
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.config.heartbeatSeconds * 1000);
     this.outputTimer = setInterval(() => void this.flushOutputs(), OUTPUT_FLUSH_MS);
-    this.logger.log(`Worker ${this.id} started (concurrency ${this.config.workerConcurrency})`);
+    this.logger.log({ workerId: this.id, msg: `Worker started (concurrency ${this.config.workerConcurrency})` });
     this.loop.start();
+  }
+
+  /** When the claim loop last completed a pass (Date.now()), for the readiness check. */
+  lastLoopPassAt(): number | undefined {
+    return this.loop.lastPassAt;
   }
 
   wake(): void {
@@ -72,7 +92,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   /** A cancel reached this node: stop the command if it runs here. The execution is CANCELLED already. */
   cancelled(executionId: string): void {
     if (this.running.has(executionId)) {
-      this.logger.log(`Execution ${executionId} was cancelled: stopping its command`);
+      this.logger.log({ ...this.idsOf(executionId), msg: 'Cancelled: stopping its command' });
       this.runner.kill(executionId);
     }
   }
@@ -97,6 +117,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     clearInterval(this.heartbeatTimer);
     clearInterval(this.outputTimer);
     await this.runner.close();
+    await this.registry.stopped(this.id, this.clock.now()).catch(() => undefined);
   }
 
   /** One claim: as many due executions as there are free slots, each started by the domain. */
@@ -116,6 +137,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       const due = await this.executionRepository.lockDue(now, limit);
       for (const execution of due) execution.start(now, this.id);
       await this.executionRepository.saveClaimed(due, this.leaseFrom(now));
+      for (const execution of due) this.metrics.transitioned(execution);
       return due;
     });
   }
@@ -131,7 +153,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       .then(async (outcome) => {
         await this.record(run, outcome.output, run.stoppedBy ?? actionFor(outcome, execution.timeoutSeconds));
       })
-      .catch((error: unknown) => this.logger.error(`Execution ${execution.id}: ${String(error)}`))
+      .catch((error: unknown) => this.logger.error({ ...this.idsOf(execution.id), msg: String(error) }))
       .finally(() => {
         this.running.delete(execution.id);
         this.loop.wake();
@@ -151,20 +173,24 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
           await this.outputs.save(id, output, this.clock.now());
           return this.executions.act(id, action);
         });
-        this.logger.log(
-          `Execution ${id} ${execution.status}${execution.errorMessage ? `: ${execution.errorMessage}` : ''}`,
-        );
+        this.logger.log({
+          ...this.idsOf(id),
+          status: execution.status,
+          exitCode: execution.exitCode,
+          msg: `${execution.status}${execution.errorMessage ? `: ${execution.errorMessage}` : ''}`,
+        });
         return;
       } catch (error) {
         if (error instanceof IllegalTransitionError) {
-          this.logger.log(
-            `Execution ${id}: the command's result is dropped (${error.message}; it was cancelled or reaped)`,
-          );
+          this.logger.log({
+            ...this.idsOf(id),
+            msg: `The command's result is dropped (${error.message}; it was cancelled or reaped)`,
+          });
           await this.outputs.save(id, output, this.clock.now()).catch(() => undefined);
           return;
         }
         if (Date.now() > deadline) throw error;
-        this.logger.warn(`Execution ${id}: could not record the outcome (${String(error)}); retrying`);
+        this.logger.warn({ ...this.idsOf(id), msg: `Could not record the outcome (${String(error)}); retrying` });
         await sleep(1000);
       }
     }
@@ -177,9 +203,13 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
         await this.executionRepository.renewLeases(this.id, ids, this.leaseFrom(this.clock.now())),
       );
       this.lastHeartbeat = Date.now();
+      await this.registry.beat(this.id, this.running.size, this.clock.now());
       for (const id of ids) {
         if (!renewed.has(id) && this.running.has(id)) {
-          this.logger.warn(`Execution ${id} is no longer this worker's (cancelled or reaped): stopping its command`);
+          this.logger.warn({
+            ...this.idsOf(id),
+            msg: "No longer this worker's (cancelled or reaped): stopping its command",
+          });
           this.runner.kill(id);
         }
       }
@@ -224,6 +254,11 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     };
   }
 
+  /** The ids every runtime log line about an execution carries. */
+  private idsOf(executionId: string): { executionId: string; jobId?: string; workerId: string } {
+    return { executionId, jobId: this.running.get(executionId)?.execution.jobId, workerId: this.id };
+  }
+
   private leaseFrom(now: Date): Date {
     return new Date(now.getTime() + this.config.leaseSeconds * 1000);
   }
@@ -236,3 +271,5 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
+
+const ORBIT_VERSION = '0.1.0';

@@ -42,7 +42,10 @@ export class PgNotificationListener implements OnApplicationBootstrap, OnApplica
 
   private async connect(attempt: number): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client({ connectionString: (this.db.dataSource.options as { url: string }).url });
+    const client = new pg.Client({
+      connectionString: (this.db.dataSource.options as { url: string }).url,
+      application_name: 'orbit-listen',
+    });
     client.on('notification', (message) => this.dispatch(message.channel, message.payload));
     client.on('error', (error) => this.logger.warn(`LISTEN connection error: ${error.message}`));
     client.on('end', () => {

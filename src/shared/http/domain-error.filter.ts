@@ -1,4 +1,12 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import {
+  ArgumentsHost,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  HttpStatus,
+  Logger,
+  ServiceUnavailableException,
+} from '@nestjs/common';
 import {
   ConflictError,
   DomainError,
@@ -25,6 +33,10 @@ export class ErrorFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<{ status(code: number): { json(body: unknown): void } }>();
+    if (exception instanceof ServiceUnavailableException && isHealthReport(exception.getResponse())) {
+      response.status(503).json(exception.getResponse()); // a health check's own report, as terminus shapes it
+      return;
+    }
     const { statusCode, message } = this.describe(exception);
     response.status(statusCode).json({ statusCode, message, error: reasonPhrase(statusCode) });
   }
@@ -53,6 +65,10 @@ export class ErrorFilter implements ExceptionFilter {
     this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     return { statusCode: HttpStatus.INTERNAL_SERVER_ERROR, message: 'Internal server error' };
   }
+}
+
+function isHealthReport(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && 'details' in body && 'status' in body;
 }
 
 function reasonPhrase(status: number): string {

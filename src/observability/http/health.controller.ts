@@ -1,0 +1,70 @@
+import { Controller, Get } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { HealthCheck, HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { Public } from '../../auth/http/auth.decorators.js';
+import { OrbitConfig } from '../../config/orbit-config.js';
+import { WorkerService } from '../../runtime/application/worker.service.js';
+import { Database } from '../../shared/infrastructure/database.js';
+
+/** Liveness and readiness, without a token, with the usual 200 / 503. */
+@ApiTags('health')
+@Public()
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly database: TypeOrmHealthIndicator,
+    private readonly indicators: HealthIndicatorService,
+    private readonly db: Database,
+    private readonly config: OrbitConfig,
+    private readonly modules: ModuleRef,
+  ) {}
+
+  @Get('live')
+  @HealthCheck()
+  @ApiOperation({ summary: 'The process is up' })
+  live() {
+    return this.health.check([]);
+  }
+
+  @Get('ready')
+  @HealthCheck()
+  @ApiOperation({ summary: 'Database reachable, migrations applied, and (on worker nodes) the worker loop ticking' })
+  ready() {
+    return this.health.check([
+      () => this.database.pingCheck('database', { connection: this.db.dataSource, timeout: 2000 }),
+      () => this.migrations(),
+      ...(this.worker() ? [() => this.workerLoop(this.worker()!)] : []),
+    ]);
+  }
+
+  /** The node's worker, when its role runs one. */
+  private worker(): WorkerService | undefined {
+    try {
+      return this.modules.get(WorkerService, { strict: false });
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async migrations() {
+    const check = this.indicators.check('migrations');
+    try {
+      return (await this.db.dataSource.showMigrations()) ? check.down({ pending: true }) : check.up();
+    } catch (error) {
+      return check.down({ message: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  /** The loop passes at least every poll interval; a stalled or failing loop stops doing so. */
+  private workerLoop(worker: WorkerService) {
+    const check = this.indicators.check('worker');
+    const last = worker.lastLoopPassAt();
+    const limitMs = Math.max(5000, 3 * this.config.pollIntervalMs);
+    const ageMs = last === undefined ? undefined : Date.now() - last;
+    return ageMs !== undefined && ageMs <= limitMs
+      ? check.up({ lastPassMsAgo: ageMs })
+      : check.down({ lastPassMsAgo: ageMs ?? null });
+  }
+}

@@ -1,0 +1,113 @@
+import { Injectable } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { OrbitConfig } from '../../config/orbit-config.js';
+import { ExecutionMetrics } from '../../executions/application/execution-metrics.js';
+import { Execution } from '../../executions/domain/execution.js';
+import { ExecutionStatus, isFinal } from '../../executions/domain/execution-status.js';
+import { Database } from '../../shared/infrastructure/database.js';
+
+const DELAY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600, 14400];
+const seconds = (from: Date, to: Date) => (to.getTime() - from.getTime()) / 1000;
+
+/**
+ * Prometheus metrics of this process, in a registry of its own. Counters and histograms count
+ * what this node did (sum them across nodes); the gauges read the shared database at scrape time.
+ */
+@Injectable()
+export class PromMetrics extends ExecutionMetrics {
+  readonly registry = new Registry();
+  private readonly finished = new Counter({
+    name: 'orbit_executions_finished_total',
+    help: 'Executions that reached a final state, by status',
+    labelNames: ['status'],
+    registers: [this.registry],
+  });
+  private readonly queueDelay = new Histogram({
+    name: 'orbit_queue_delay_seconds',
+    help: 'From an execution being due to its start',
+    buckets: DELAY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly scheduleLateness = new Histogram({
+    name: 'orbit_schedule_lateness_seconds',
+    help: 'From the schedule slot (scheduledFor) to the start',
+    buckets: DELAY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly runDuration = new Histogram({
+    name: 'orbit_run_duration_seconds',
+    help: 'From start to finish of executions that ran',
+    labelNames: ['status'],
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly retries = this.counter('orbit_retries_total', 'Retries queued after a failure');
+  private readonly timeouts = this.counter('orbit_timeouts_total', 'Executions failed by their timeout');
+  private readonly expiredLeases = this.counter(
+    'orbit_leases_expired_total',
+    'Executions failed because their worker vanished',
+  );
+  private readonly skippedFires = this.counter(
+    'orbit_fires_skipped_total',
+    'Schedule fires skipped (FORBID, SKIP misfires)',
+  );
+
+  constructor(db: Database, config: OrbitConfig) {
+    super();
+    collectDefaultMetrics({ register: this.registry, prefix: 'orbit_process_' });
+    const count = async (sql: string, params: unknown[] = []) => (await db.rows<{ n: number }>(sql, params))[0]?.n ?? 0;
+    for (const status of [ExecutionStatus.QUEUED, ExecutionStatus.RUNNING]) {
+      new Gauge({
+        name: `orbit_executions_${status.toLowerCase()}`,
+        help: `Executions now ${status}`,
+        registers: [this.registry],
+        async collect() {
+          this.set(await count('SELECT count(*)::int AS n FROM executions WHERE status = $1', [status]));
+        },
+      });
+    }
+    new Gauge({
+      name: 'orbit_workers_live',
+      help: 'Workers whose heartbeat is within a lease',
+      registers: [this.registry],
+      async collect() {
+        this.set(
+          await count(
+            `SELECT count(*)::int AS n FROM workers
+             WHERE stopped_at IS NULL AND last_heartbeat_at > now() - make_interval(secs => $1)`,
+            [config.leaseSeconds],
+          ),
+        );
+      },
+    });
+  }
+
+  transitioned(execution: Execution): void {
+    const { status, startedAt, finishedAt, dueAt, scheduledFor, errorMessage } = execution;
+    if (status === ExecutionStatus.RUNNING && startedAt) {
+      this.queueDelay.observe(Math.max(0, seconds(dueAt, startedAt)));
+      if (scheduledFor) this.scheduleLateness.observe(Math.max(0, seconds(scheduledFor, startedAt)));
+    }
+    if (!isFinal(status)) return;
+    this.finished.inc({ status });
+    if (startedAt && finishedAt) this.runDuration.observe({ status }, seconds(startedAt, finishedAt));
+    if (status === ExecutionStatus.FAILED && errorMessage?.startsWith('Timed out after')) this.timeouts.inc();
+  }
+
+  retryQueued(): void {
+    this.retries.inc();
+  }
+
+  leaseExpired(): void {
+    this.expiredLeases.inc();
+  }
+
+  fireSkipped(): void {
+    this.skippedFires.inc();
+  }
+
+  private counter(name: string, help: string): Counter {
+    return new Counter({ name, help, registers: [this.registry] });
+  }
+}

@@ -1,0 +1,67 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { OrbitConfig } from '../../config/orbit-config.js';
+import { Clock } from '../../shared/domain/clock.js';
+import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
+import { WorkerRegistry } from '../application/worker-registry.js';
+
+/** Workers that stopped beating are listed this long (as not alive) before they drop off. */
+const LISTED_FOR_MS = 24 * 3600 * 1000;
+
+class WorkerResponse {
+  @ApiProperty({ example: 'host-a:4242:1f2e3d' })
+  id!: string;
+  @ApiProperty({ example: 'host-a' })
+  host!: string;
+  @ApiProperty({ example: 4242 })
+  pid!: number;
+  @ApiProperty({ example: '0.1.0' })
+  version!: string;
+  @ApiProperty({ example: 4 })
+  concurrency!: number;
+  @ApiProperty({ example: '2026-11-30T10:00:00.000Z' })
+  startedAt!: string;
+  @ApiProperty({ example: '2026-11-30T10:05:00.000Z' })
+  lastHeartbeatAt!: string;
+  @ApiProperty({ example: 2, description: 'Commands running at the last heartbeat' })
+  running!: number;
+  @ApiProperty({ example: true, description: 'false once it missed its heartbeats for a whole lease' })
+  alive!: boolean;
+}
+
+class WorkerListResponse {
+  @ApiProperty({ type: [WorkerResponse] })
+  items!: WorkerResponse[];
+}
+
+@ApiTags('workers')
+@ApiBearerAuth()
+@Controller('workers')
+export class WorkersController {
+  constructor(
+    private readonly registry: WorkerRegistry,
+    private readonly clock: Clock,
+    private readonly config: OrbitConfig,
+  ) {}
+
+  @Get()
+  @ApiOperation({
+    summary: 'Worker processes',
+    description:
+      'Running workers, and for a day those that stopped heartbeating (alive: false). A worker that stopped cleanly is gone.',
+  })
+  @ApiOkResponse({ type: WorkerListResponse })
+  @ApiErrors()
+  async list(): Promise<WorkerListResponse> {
+    const now = this.clock.now().getTime();
+    const workers = await this.registry.recent(new Date(now - LISTED_FOR_MS));
+    return {
+      items: workers.map((w) => ({
+        ...w,
+        startedAt: w.startedAt.toISOString(),
+        lastHeartbeatAt: w.lastHeartbeatAt.toISOString(),
+        alive: w.lastHeartbeatAt.getTime() > now - this.config.leaseSeconds * 1000,
+      })),
+    };
+  }
+}
