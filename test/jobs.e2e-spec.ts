@@ -17,6 +17,7 @@ const JOB_FIELDS = [
   'misfirePolicy',
   'concurrencyPolicy',
   'nextRunAt',
+  'lastExecution',
   'createdAt',
   'updatedAt',
 ].sort();
@@ -131,6 +132,7 @@ describe('jobs over HTTP', () => {
         misfirePolicy: 'RUN_ONCE',
         concurrencyPolicy: 'ALLOW',
         nextRunAt: '2026-12-01T03:00:00.000Z',
+        lastExecution: null,
         createdAt: T0,
         updatedAt: T0,
       });

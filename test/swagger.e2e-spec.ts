@@ -20,9 +20,11 @@ const ENDPOINTS: Array<[string, string, number, number[]]> = [
   ['patch', '/jobs/{id}', 200, [400, 404, 409]],
   ['delete', '/jobs/{id}', 204, [400, 404, 409]],
   ['get', '/jobs/{id}/next-runs', 200, [400, 404]],
+  ['get', '/jobs/{id}/stats', 200, [400, 404]],
   ['post', '/jobs/{id}/executions', 201, [400, 404]],
   ['get', '/executions', 200, [400]],
   ['get', '/executions/{id}', 200, [400, 404]],
+  ['get', '/executions/{id}/output/stream', 200, [400, 404]],
   ['post', '/executions/{id}/start', 200, [400, 404, 409]],
   ['post', '/executions/{id}/succeed', 200, [400, 404, 409]],
   ['post', '/executions/{id}/fail', 200, [400, 404, 409]],
@@ -41,6 +43,7 @@ const JOB_FIELDS = [
   'misfirePolicy',
   'concurrencyPolicy',
   'nextRunAt',
+  'lastExecution',
   'createdAt',
   'updatedAt',
 ];
@@ -126,6 +129,7 @@ describe('the API documentation', () => {
     ['get', '/jobs', ['limit', 'cursor', 'enabled']],
     ['get', '/executions', ['limit', 'cursor', 'jobId', 'status']],
     ['get', '/jobs/{id}/next-runs', ['id', 'count']],
+    ['get', '/jobs/{id}/stats', ['id', 'hours']],
   ])('%s %s documents its parameters %p', (method, path, names) => {
     const parameters = (op(method, path).parameters ?? []).map((p) => p.name);
     expect(parameters).toEqual(expect.arrayContaining(names));

@@ -1,19 +1,74 @@
-import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
+import { once } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  BeforeApplicationShutdown,
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Logger,
+  Param,
+  ParseUUIDPipe,
+  Post,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Audited } from '../../audit/http/audited.decorator.js';
 import { MinRole } from '../../auth/http/auth.decorators.js';
+import { Clock } from '../../shared/domain/clock.js';
+import { DomainError } from '../../shared/domain/domain-errors.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { EmptyBodyDto } from '../../shared/http/empty-body.dto.js';
 import { ExecutionsService } from '../application/executions.service.js';
+import { followOutput, OutputEvent } from '../application/output-stream.js';
 import { ExecutionOutputResponse, ExecutionPageResponse, ExecutionResponse } from './dto/execution.response.js';
 import { ListExecutionsQuery } from './dto/list-executions.query.js';
 import { FailDto, SucceedDto } from './dto/transition.dto.js';
 
+/** Between two reads of the stored output; workers store it about every second. */
+const OUTPUT_POLL_MS = 400;
+/** A comment line on a quiet stream, so that proxies do not take it for dead. */
+const KEEP_ALIVE_MS = 15_000;
+
+const OUTPUT_STREAM_DESCRIPTION = [
+  'Server-sent events that follow the stored output of the execution while it is queued and runs,',
+  'and end when it is final. Each event is one of:',
+  '`stdout` / `stderr` with the text printed since the previous event of that stream, as a JSON string',
+  '(`data: "line 1\\n"`);',
+  '`truncated` (`data: {"stream":"stdout"}`) when output was dropped (only the last ORBIT_OUTPUT_LIMIT_KB',
+  'KiB of each stream are kept) before it could be sent: the next event of that stream is its whole stored tail;',
+  '`end` (`data: {"status":"SUCCEEDED","exitCode":0}`), the last event, once the execution is final and all',
+  'its stored output was sent; `error` (`data: {"message": "..."}`) if reading failed, after which the stream ends.',
+  'An already finished execution gets its whole output and `end` at once.',
+  'Lines starting with `:` are comments (keep-alives). Try it with',
+  '`curl -N -H "Authorization: Bearer <token>" localhost:3000/executions/<id>/output/stream`.',
+].join(' ');
+
+/** One event in the text/event-stream format; JSON keeps every character of the output on one data line. */
+function serverSentEvent(event: OutputEvent): string {
+  const data =
+    event.type === 'end'
+      ? { status: event.status, exitCode: event.exitCode }
+      : event.type === 'truncated'
+        ? { stream: event.stream }
+        : event.text;
+  return `event: ${event.type}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
 @ApiTags('executions')
 @ApiBearerAuth()
 @Controller()
-export class ExecutionsController {
-  constructor(private readonly executions: ExecutionsService) {}
+export class ExecutionsController implements BeforeApplicationShutdown {
+  private readonly logger = new Logger(ExecutionsController.name);
+  /** One per open output stream: a closing node ends them, or the HTTP server would wait for them. */
+  private readonly openStreams = new Set<AbortController>();
+
+  constructor(
+    private readonly executions: ExecutionsService,
+    private readonly clock: Clock,
+  ) {}
 
   @Post('jobs/:id/executions')
   @MinRole('operator')
@@ -56,6 +111,73 @@ export class ExecutionsController {
   @ApiErrors(400, 404)
   async output(@Param('id', ParseUUIDPipe) id: string): Promise<ExecutionOutputResponse> {
     return this.executions.output(id);
+  }
+
+  /**
+   * A raw response rather than @Sse: an unknown id must be a JSON 404, and with a global
+   * interceptor @Sse commits its 200 headers before an async handler can find that out.
+   */
+  @Get('executions/:id/output/stream')
+  @ApiOperation({
+    summary: 'Follow what the command prints, as server-sent events',
+    description: OUTPUT_STREAM_DESCRIPTION,
+  })
+  @ApiOkResponse({
+    description: 'An event stream (text/event-stream) that ends after its `end` event',
+    content: {
+      'text/event-stream': {
+        schema: { type: 'string' },
+        example:
+          'event: stdout\ndata: "line 1\\n"\n\nevent: stdout\ndata: "line 2\\n"\n\n' +
+          'event: end\ndata: {"status":"SUCCEEDED","exitCode":0}\n\n',
+      },
+    },
+  })
+  @ApiErrors(400, 404)
+  async stream(
+    @Param('id', ParseUUIDPipe) id: string,
+    @Req() request: IncomingMessage,
+    @Res() response: ServerResponse,
+  ): Promise<void> {
+    await this.executions.get(id); // 404 as JSON, before anything is streamed
+    const stop = new AbortController();
+    this.openStreams.add(stop);
+    response.once('close', () => stop.abort());
+    request.socket.setNoDelay(true);
+    response.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-store, no-transform',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    response.write(': following the output\n\n');
+    const keepAlive = setInterval(() => response.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
+    try {
+      const events = followOutput(this.executions, id, {
+        pollMs: OUTPUT_POLL_MS,
+        now: () => this.clock.now(),
+        signal: stop.signal,
+      });
+      for await (const event of events) {
+        if (!response.write(serverSentEvent(event))) await once(response, 'drain', { signal: stop.signal });
+      }
+    } catch (error) {
+      if (!stop.signal.aborted) {
+        const known = error instanceof DomainError;
+        if (!known) this.logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+        const message = known ? error.message : 'Internal server error';
+        response.write(`event: error\ndata: ${JSON.stringify({ message })}\n\n`);
+      }
+    } finally {
+      clearInterval(keepAlive);
+      this.openStreams.delete(stop);
+      stop.abort();
+      response.end();
+    }
+  }
+
+  beforeApplicationShutdown(): void {
+    for (const stream of this.openStreams) stream.abort();
   }
 
   @Post('executions/:id/start')

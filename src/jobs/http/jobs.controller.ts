@@ -10,10 +10,12 @@ import {
 import { Audited } from '../../audit/http/audited.decorator.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { JobsService } from '../application/jobs.service.js';
+import { Job } from '../domain/job.js';
 import { CreateJobDto } from './dto/create-job.dto.js';
-import { JobPageResponse, JobResponse, NextRunsResponse } from './dto/job.response.js';
+import { JobPageResponse, JobResponse, JobStatsResponse, NextRunsResponse } from './dto/job.response.js';
 import { ListJobsQuery } from './dto/list-jobs.query.js';
 import { NextRunsQuery } from './dto/next-runs.query.js';
+import { StatsQuery } from './dto/stats.query.js';
 import { UpdateJobDto } from './dto/update-job.dto.js';
 
 @ApiTags('jobs')
@@ -28,7 +30,7 @@ export class JobsController {
   @ApiCreatedResponse({ type: JobResponse })
   @ApiErrors(400, 409)
   async create(@Body() body: CreateJobDto): Promise<JobResponse> {
-    return JobResponse.from(await this.jobs.create(body));
+    return JobResponse.from(await this.jobs.create(body), null); // a new job has no execution yet
   }
 
   @Get()
@@ -37,7 +39,7 @@ export class JobsController {
   @ApiErrors(400)
   async list(@Query() query: ListJobsQuery): Promise<JobPageResponse> {
     const page = await this.jobs.list({ enabled: query.enabled }, query.toPageRequest());
-    return { items: page.items.map(JobResponse.from), nextCursor: page.nextCursor };
+    return { items: await this.withLastExecutions(page.items), nextCursor: page.nextCursor };
   }
 
   @Get(':id')
@@ -45,7 +47,7 @@ export class JobsController {
   @ApiOkResponse({ type: JobResponse })
   @ApiErrors(400, 404)
   async get(@Param('id', ParseUUIDPipe) id: string): Promise<JobResponse> {
-    return JobResponse.from(await this.jobs.get(id));
+    return this.withLastExecution(await this.jobs.get(id));
   }
 
   @Patch(':id')
@@ -54,7 +56,7 @@ export class JobsController {
   @ApiOkResponse({ type: JobResponse })
   @ApiErrors(400, 404, 409)
   async update(@Param('id', ParseUUIDPipe) id: string, @Body() body: UpdateJobDto): Promise<JobResponse> {
-    return JobResponse.from(await this.jobs.update(id, body));
+    return this.withLastExecution(await this.jobs.update(id, body));
   }
 
   @Delete(':id')
@@ -78,5 +80,29 @@ export class JobsController {
   async nextRuns(@Param('id', ParseUUIDPipe) id: string, @Query() query: NextRunsQuery): Promise<NextRunsResponse> {
     const runs = await this.jobs.nextRuns(id, query.count ?? 5);
     return { runs: runs.map((d) => d.toISOString()) };
+  }
+
+  @Get(':id/stats')
+  @ApiOperation({
+    summary: 'How the recent executions of a job went',
+    description:
+      'Over the executions of the job created in the last `hours` hours (default 24): how many are in each ' +
+      'status, and the median and 95th percentile of how long the finished ones ran (start to finish).',
+  })
+  @ApiOkResponse({ type: JobStatsResponse })
+  @ApiErrors(400, 404)
+  async stats(@Param('id', ParseUUIDPipe) id: string, @Query() query: StatsQuery): Promise<JobStatsResponse> {
+    return JobStatsResponse.from(await this.jobs.stats(id, query.hours ?? 24));
+  }
+
+  /** Jobs as answered: each with its most recent execution, read for all of them in one query. */
+  private async withLastExecutions(jobs: Job[]): Promise<JobResponse[]> {
+    const last = await this.jobs.lastExecutions(jobs.map((job) => job.id));
+    return jobs.map((job) => JobResponse.from(job, last.get(job.id) ?? null));
+  }
+
+  private async withLastExecution(job: Job): Promise<JobResponse> {
+    const [response] = await this.withLastExecutions([job]);
+    return response ?? JobResponse.from(job, null);
   }
 }

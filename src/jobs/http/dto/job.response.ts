@@ -1,6 +1,22 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { EXECUTION_STATUSES } from '../../../executions/domain/execution-status.js';
+import type { JobStats } from '../../application/jobs.service.js';
+import type { LastExecution } from '../../application/job.repository.js';
 import { Job } from '../../domain/job.js';
 import { CONCURRENCY_POLICIES, MISFIRE_POLICIES } from '../../domain/job-policies.js';
+
+export class LastExecutionResponse {
+  @ApiProperty({ example: '5c3b0c55-9f8e-4a51-8f0e-2b1f7f7e2a11', format: 'uuid' })
+  id!: string;
+  @ApiProperty({ enum: EXECUTION_STATUSES, example: 'SUCCEEDED' })
+  status!: string;
+  @ApiProperty({ type: String, nullable: true, example: '2026-11-30T10:00:03.250Z', description: 'null until final' })
+  finishedAt!: string | null;
+
+  static from(last: LastExecution): LastExecutionResponse {
+    return { id: last.id, status: last.status, finishedAt: last.finishedAt?.toISOString() ?? null };
+  }
+}
 
 export class JobResponse {
   @ApiProperty({ example: '0b7d4c1e-3f4a-4f43-9a53-6a1f2f1f5a10', format: 'uuid' })
@@ -30,16 +46,23 @@ export class JobResponse {
     description: 'Next slot; null while disabled',
   })
   nextRunAt!: string | null;
+  @ApiProperty({
+    type: LastExecutionResponse,
+    nullable: true,
+    description: 'The most recent execution of the job (by creation), whatever its status; null when it has none',
+  })
+  lastExecution!: LastExecutionResponse | null;
   @ApiProperty({ example: '2026-11-30T10:00:00.000Z' })
   createdAt!: string;
   @ApiProperty({ example: '2026-11-30T10:00:00.000Z' })
   updatedAt!: string;
 
-  static from(job: Job): JobResponse {
+  static from(job: Job, lastExecution: LastExecution | null): JobResponse {
     const { version: _version, ...props } = job.toProps();
     return {
       ...props,
       nextRunAt: props.nextRunAt?.toISOString() ?? null,
+      lastExecution: lastExecution ? LastExecutionResponse.from(lastExecution) : null,
       createdAt: props.createdAt.toISOString(),
       updatedAt: props.updatedAt.toISOString(),
     };
@@ -56,4 +79,51 @@ export class JobPageResponse {
 export class NextRunsResponse {
   @ApiProperty({ type: [String], example: ['2026-12-01T14:00:00.000Z', '2026-12-02T14:00:00.000Z'] })
   runs!: string[];
+}
+
+export class ExecutionCountsResponse {
+  @ApiProperty({ example: 0 })
+  QUEUED!: number;
+  @ApiProperty({ example: 1 })
+  RUNNING!: number;
+  @ApiProperty({ example: 20 })
+  SUCCEEDED!: number;
+  @ApiProperty({ example: 2 })
+  FAILED!: number;
+  @ApiProperty({ example: 1 })
+  CANCELLED!: number;
+}
+
+export class DurationPercentilesResponse {
+  @ApiProperty({ type: Number, nullable: true, example: 1250, description: 'Median, in milliseconds' })
+  p50!: number | null;
+  @ApiProperty({ type: Number, nullable: true, example: 4100.5, description: '95th percentile, in milliseconds' })
+  p95!: number | null;
+}
+
+export class JobStatsResponse {
+  @ApiProperty({ example: 24 })
+  windowHours!: number;
+  @ApiProperty({
+    example: '2026-11-29T10:00:00.000Z',
+    description: 'Executions created at or after this instant count',
+  })
+  since!: string;
+  @ApiProperty({ type: ExecutionCountsResponse, description: 'Executions of the window by status' })
+  counts!: ExecutionCountsResponse;
+  @ApiProperty({
+    type: DurationPercentilesResponse,
+    description:
+      'From start to finish of the runs of the window that started and are final (percentile_cont); null when there are none',
+  })
+  durationMs!: DurationPercentilesResponse;
+
+  static from(stats: JobStats): JobStatsResponse {
+    return {
+      windowHours: stats.windowHours,
+      since: stats.since.toISOString(),
+      counts: { ...stats.counts },
+      durationMs: { ...stats.durationMs },
+    };
+  }
 }
