@@ -21,7 +21,7 @@ interface Target {
 /** The admin-side helpers an endpoint's setup uses to make real ids. */
 interface Fixtures {
   job(): Promise<Body>;
-  execution(state: 'QUEUED' | 'RUNNING'): Promise<Body>;
+  execution(state: 'QUEUED' | 'RUNNING' | 'CANCELLED'): Promise<Body>;
   token(role: Role): Promise<Body>;
 }
 
@@ -150,7 +150,39 @@ const ENDPOINTS: Endpoint[] = [
     target: async (fx) => ({ path: `/tokens/${(await fx.token('viewer')).id}` }),
   },
   { method: 'get', route: '/audit', min: 'admin', success: 200, target: () => Promise.resolve({ path: '/audit' }) },
+  {
+    method: 'get',
+    route: '/jobs/{id}/stats',
+    min: 'viewer',
+    success: 200,
+    target: async (fx) => ({ path: `/jobs/${(await fx.job()).id}/stats` }),
+  },
+  {
+    method: 'get',
+    route: '/executions/{id}/output/stream',
+    min: 'viewer',
+    success: 200,
+    // a finished execution: its stream ends at once
+    target: async (fx) => ({ path: `/executions/${(await fx.execution('CANCELLED')).id}/output/stream` }),
+  },
+  {
+    method: 'get',
+    route: '/metrics',
+    min: 'viewer',
+    success: 200,
+    target: () => Promise.resolve({ path: '/metrics' }),
+  },
+  {
+    method: 'get',
+    route: '/workers',
+    min: 'viewer',
+    success: 200,
+    target: () => Promise.resolve({ path: '/workers' }),
+  },
 ];
+
+/** Reachable without any token: health checks, for load balancers and orchestrators. */
+const PUBLIC_ROUTES = ['GET /health/live', 'GET /health/ready'];
 
 const rank = (role: Role): number => ROLES.indexOf(role);
 const label = (e: Endpoint): string => `${e.method.toUpperCase()} ${e.route}`;
@@ -224,6 +256,11 @@ function fixtures(t: TestApp): Fixtures {
       const queued = await admin('post', `/jobs/${job.id}/executions`);
       expect(queued.status).toBe(201);
       if (state === 'QUEUED') return queued.body as Body;
+      if (state === 'CANCELLED') {
+        const cancelled = await admin('post', `/executions/${queued.body.id}/cancel`);
+        expect(cancelled.status).toBe(200);
+        return cancelled.body as Body;
+      }
       const started = await admin('post', `/executions/${queued.body.id}/start`);
       expect(started.status).toBe(200);
       return started.body as Body;
@@ -260,7 +297,7 @@ describe('authentication and roles', () => {
       const documented = Object.entries(res.body.paths as Record<string, Record<string, unknown>>)
         .flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`))
         .sort();
-      expect(documented).toEqual(ENDPOINTS.map(label).sort());
+      expect(documented).toEqual([...ENDPOINTS.map(label), ...PUBLIC_ROUTES].sort());
     });
 
     it.each(ENDPOINTS.map((e) => [label(e), e] as const))(
@@ -788,6 +825,7 @@ describe('hardening', () => {
     const [name] = bearerSchemes[0]!;
     for (const [path, ops] of Object.entries(res.body.paths as Record<string, Record<string, Body>>)) {
       for (const [method, op] of Object.entries(ops)) {
+        if (PUBLIC_ROUTES.includes(`${method.toUpperCase()} ${path}`)) continue;
         expect({ operation: `${method} ${path}`, security: op.security as unknown }).toEqual({
           operation: `${method} ${path}`,
           security: expect.arrayContaining([{ [name]: [] }]),
