@@ -2,26 +2,10 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { FakeClock } from './support/fake-clock.js';
 import { createTestApp, TestApp } from './support/test-app.js';
+import { JOB_FIELDS } from './support/contract.js';
 
 const T0 = '2026-11-30T10:00:00.000Z';
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
-const JOB_FIELDS = [
-  'id',
-  'name',
-  'command',
-  'cronExpression',
-  'timezone',
-  'maxRetries',
-  'timeoutSeconds',
-  'enabled',
-  'misfirePolicy',
-  'concurrencyPolicy',
-  'nextRunAt',
-  'lastExecution',
-  'createdAt',
-  'updatedAt',
-].sort();
-
 type Body = Record<string, unknown>;
 
 let counter = 0;

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { createTestApp, TestApp } from './support/test-app.js';
+import { JOB_FIELDS } from './support/contract.js';
 
 interface Operation {
   responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>;
@@ -29,23 +30,6 @@ const ENDPOINTS: Array<[string, string, number, number[]]> = [
   ['post', '/executions/{id}/succeed', 200, [400, 404, 409]],
   ['post', '/executions/{id}/fail', 200, [400, 404, 409]],
   ['post', '/executions/{id}/cancel', 200, [400, 404, 409]],
-];
-
-const JOB_FIELDS = [
-  'id',
-  'name',
-  'command',
-  'cronExpression',
-  'timezone',
-  'maxRetries',
-  'timeoutSeconds',
-  'enabled',
-  'misfirePolicy',
-  'concurrencyPolicy',
-  'nextRunAt',
-  'lastExecution',
-  'createdAt',
-  'updatedAt',
 ];
 
 describe('the API documentation', () => {
