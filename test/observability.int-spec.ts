@@ -1,6 +1,6 @@
 import pg from 'pg';
 import request from 'supertest';
-import { createTestApp, TestApp } from './support/test-app.js';
+import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from './support/test-app.js';
 import { createTestDatabase, TestDatabase } from './support/test-database.js';
 import { waitFor } from './support/wait.js';
 
@@ -25,7 +25,7 @@ describe('health', () => {
     expect(ready.body.details).toMatchObject({ database: { status: 'up' }, migrations: { status: 'up' } });
   });
 
-  it('ready flips to 503 while the database is unreachable and back to 200 when it returns', async () => {
+  it('ready flips to 503 while the database is unreachable and back to 200 when it returns; the API answers 503', async () => {
     const name = new URL(t.db.url).pathname.slice(1);
     const admin = new pg.Client({ connectionString: process.env.ORBIT_TEST_ADMIN_URL });
     await admin.connect();
@@ -39,6 +39,13 @@ describe('health', () => {
       expect(down.status).toBe(503);
       expect(down.body.error).toMatchObject({ database: { status: 'down' } });
       await request(t.app.getHttpServer()).get('/health/live').expect(200);
+      // the API says the database is away (503), not that it broke (500)
+      const jobs = await request(t.app.getHttpServer()).get('/jobs').set('Authorization', `Bearer ${TEST_ADMIN_TOKEN}`);
+      expect(jobs.body).toEqual({
+        statusCode: 503,
+        message: 'The database is unavailable; try again shortly',
+        error: 'Service Unavailable',
+      });
     } finally {
       await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
       await admin.end();

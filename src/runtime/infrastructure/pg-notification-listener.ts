@@ -10,7 +10,8 @@ export const CHANNELS = {
   jobsChanged: 'orbit_jobs_changed',
 } as const;
 
-const MAX_RECONNECT_DELAY_MS = 5000;
+/** Short: every second without LISTEN, claims and fires wait for the poll. */
+const MAX_RECONNECT_DELAY_MS = 1000;
 
 /**
  * One dedicated connection that LISTENs for the database triggers' notifications and wakes

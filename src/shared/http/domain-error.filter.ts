@@ -62,9 +62,31 @@ export class ErrorFilter implements ExceptionFilter {
       const message = Array.isArray(raw) ? raw.join('; ') : typeof raw === 'string' ? raw : exception.message;
       return { statusCode: exception.getStatus(), message };
     }
+    if (databaseUnavailable(exception)) {
+      this.logger.warn(`Database unavailable: ${exception instanceof Error ? exception.message : String(exception)}`);
+      return { statusCode: HttpStatus.SERVICE_UNAVAILABLE, message: 'The database is unavailable; try again shortly' };
+    }
     this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     return { statusCode: HttpStatus.INTERNAL_SERVER_ERROR, message: 'Internal server error' };
   }
+}
+
+/** Connection refused or lost, the server shutting down or starting: the request may work again soon. */
+function databaseUnavailable(exception: unknown): boolean {
+  const error = ((exception as { driverError?: unknown })?.driverError ?? exception) as {
+    code?: unknown;
+    message?: unknown;
+  };
+  const code = typeof error?.code === 'string' ? error.code : '';
+  const message = typeof error?.message === 'string' ? error.message : '';
+  return (
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03'].includes(code) ||
+    code.startsWith('08') ||
+    code === '53300' || // too many connections
+    /Connection terminated|timeout exceeded when trying to connect|Connection ended|not currently accepting connections/i.test(
+      message,
+    )
+  );
 }
 
 function isHealthReport(body: unknown): boolean {

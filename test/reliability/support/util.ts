@@ -1,0 +1,122 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Polls `probe` until it returns something other than undefined; fails after `timeoutMs`, naming what it waited for. */
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined> | T | undefined,
+  description: string,
+  timeoutMs: number,
+  everyMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${description}`);
+    await sleep(everyMs);
+  }
+}
+
+/** A TCP port nobody listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+      .once('error', reject)
+      .listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as { port: number };
+        server.close(() => resolve(port));
+      });
+  });
+}
+
+/** The state letter of /proc/<pid>/stat (R, S, Z, ...), or undefined when there is no such process. */
+function processState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a process still runs. A zombie (exited, not yet reaped, e.g. an orphan whose new
+ * parent is a PID 1 that does not reap) runs nothing and counts as gone.
+ */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const state = processState(pid);
+  return state !== undefined && state !== 'Z';
+}
+
+/** Pids of the live direct children of `pid`, read from /proc. */
+export function childrenOf(pid: number): number[] {
+  if (!existsSync('/proc')) return [];
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) === pid && fields[0] !== 'Z') children.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return children;
+}
+
+/** The q-quantile (0..1) of some numbers (nearest rank); NaN for none. */
+export function percentile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
+}
+
+export const ms = (value: number) => `${Math.round(value)} ms`;
+export const seconds = (valueMs: number) => `${(valueMs / 1000).toFixed(2)} s`;
+
+/** Prints a scenario's figures as a two-column table. */
+export function printFigures(title: string, figures: Record<string, string | number>): void {
+  const rows = Object.entries(figures).map(([name, value]) => [name, String(value)] as const);
+  const width = Math.max(...rows.map(([name]) => name.length), 6);
+  const valueWidth = Math.max(...rows.map(([, value]) => value.length), 5);
+  const rule = `+${'-'.repeat(width + 2)}+${'-'.repeat(valueWidth + 2)}+`;
+  const lines = [
+    `Reliability: ${title}`,
+    rule,
+    ...rows.map(([name, value]) => `| ${name.padEnd(width)} | ${value.padStart(valueWidth)} |`),
+    rule,
+  ];
+  console.log(lines.join('\n'));
+}
+
+/** Maps `items` through `work` with at most `limit` calls in flight; results keep the input order. */
+export async function mapLimit<T, R>(
+  items: T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!, index);
+    }
+  });
+  await Promise.all(lanes);
+  return results;
+}
+
+/** How many items fall under each key. */
+export function countBy<T>(items: T[], key: (item: T) => string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const item of items) counts[key(item)] = (counts[key(item)] ?? 0) + 1;
+  return counts;
+}
