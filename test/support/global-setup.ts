@@ -37,7 +37,7 @@ export default async function globalSetup(): Promise<void> {
   await admin.query(`CREATE DATABASE ${TEMPLATE_DB}`);
   await admin.end();
   process.env.ORBIT_TEST_ADMIN_URL = adminUrl;
-  (globalThis as { orbitTestPostgres?: EmbeddedPostgres }).orbitTestPostgres = postgres;
+  Object.assign(globalThis, { orbitTestPostgres: postgres, orbitTestRoot: root });
 }
 
 function freePort(): Promise<number> {

