@@ -22,20 +22,6 @@ const T0 = new Date('2026-11-30T10:00:00.000Z');
 const at = (ms: number): Date => new Date(T0.getTime() + ms);
 const SPAWNER = fileURLToPath(new URL('../../src/runtime/infrastructure/spawner.cjs', import.meta.url));
 
-/**
- * Whether a process has terminated. A terminated process whose parent died is re-parented to
- * PID 1, which may never reap it (in a container): a zombie has ended all the same.
- */
-function hasEnded(pid: number): boolean {
-  if (!isAlive(pid)) return true;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return true;
-  }
-}
-
 /** What /proc says of these processes, for a failure message. */
 function processStates(pids: number[]): string {
   return pids
@@ -284,7 +270,7 @@ describe('leases on real nodes', () => {
         () => {
           if (!existsSync(pidFile)) return undefined;
           const found = readFileSync(pidFile, 'utf8').trim().split('\n').filter(Boolean).map(Number);
-          return found.length === 2 && found.every((pid) => pid > 0 && !hasEnded(pid)) ? found : undefined;
+          return found.length === 2 && found.every((pid) => pid > 0 && isAlive(pid)) ? found : undefined;
         },
         'the shell and its background sleep to run',
         10_000,
@@ -295,11 +281,11 @@ describe('leases on real nodes', () => {
 
       const all = [...pids, spawnerPid];
       await waitFor(
-        () => (pids.every(hasEnded) ? true : undefined),
+        () => (pids.every((pid) => !isAlive(pid)) ? true : undefined),
         `the command's processes ${pids.join(', ')} to die with their worker`,
         5000,
       ).catch((error: Error) => Promise.reject(new Error(`${error.message}\n${processStates(all)}`)));
-      await waitFor(() => (hasEnded(spawnerPid!) ? true : undefined), 'the spawner to exit', 5000).catch(
+      await waitFor(() => (!isAlive(spawnerPid!) ? true : undefined), 'the spawner to exit', 5000).catch(
         (error: Error) => Promise.reject(new Error(`${error.message}\n${processStates(all)}`)),
       );
     } finally {
@@ -312,8 +298,8 @@ describe('leases on real nodes', () => {
           // gone meanwhile
         }
       };
-      if (pids[0] !== undefined && !hasEnded(pids[0])) kill(-pids[0]);
-      for (const pid of [...pids, spawnerPid ?? 0]) if (pid > 0 && !hasEnded(pid)) kill(pid);
+      if (pids[0] !== undefined && isAlive(pids[0])) kill(-pids[0]);
+      for (const pid of [...pids, spawnerPid ?? 0]) if (pid > 0 && isAlive(pid)) kill(pid);
     }
   });
 

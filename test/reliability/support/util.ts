@@ -1,59 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Polls `probe` until it returns something other than undefined; fails after `timeoutMs`, naming what it waited for. */
-export async function waitFor<T>(
-  probe: () => Promise<T | undefined> | T | undefined,
-  description: string,
-  timeoutMs: number,
-  everyMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${description}`);
-    await sleep(everyMs);
-  }
-}
-
-/** A TCP port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-      .once('error', reject)
-      .listen(0, '127.0.0.1', () => {
-        const { port } = server.address() as { port: number };
-        server.close(() => resolve(port));
-      });
-  });
-}
-
-/** The state letter of /proc/<pid>/stat (R, S, Z, ...), or undefined when there is no such process. */
-function processState(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Whether a process still runs. A zombie (exited, not yet reaped, e.g. an orphan whose new
- * parent is a PID 1 that does not reap) runs nothing and counts as gone.
- */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  const state = processState(pid);
-  return state !== undefined && state !== 'Z';
-}
+export { freePort, isAlive, waitFor } from '../../support/wait.js';
 
 /** Pids of the live direct children of `pid`, read from /proc. */
 export function childrenOf(pid: number): number[] {
