@@ -52,6 +52,27 @@ const FORBIDDEN: Array<[string, Action, string]> = Object.keys(HISTORIES).flatMa
   ),
 );
 
+/** Follows nextCursor of GET /executions to the end; `betweenPages` runs after each page (rows arriving meanwhile). */
+async function walkExecutions(
+  http: () => ReturnType<typeof request>,
+  query: Body,
+  betweenPages: () => Promise<unknown> = () => Promise.resolve(),
+): Promise<string[]> {
+  const seen: string[] = [];
+  let cursor: string | null = null;
+  for (let i = 0; i < 100; i++) {
+    const res = await http()
+      .get('/executions')
+      .query(cursor ? { ...query, cursor } : query);
+    expect(res.status).toBe(200);
+    seen.push(...res.body.items.map((e: Body) => e.id as string));
+    cursor = res.body.nextCursor;
+    if (cursor === null) return seen;
+    await betweenPages();
+  }
+  throw new Error('paging never ended');
+}
+
 function expectError(body: unknown, statusCode: number, error: string, message?: string): void {
   expect(body).toEqual({ statusCode, message: message ?? expect.any(String), error });
 }
@@ -538,18 +559,7 @@ describe('GET /executions (listing, on its own database)', () => {
     return { ids: res.body.items.map((e: Body) => e.id), nextCursor: res.body.nextCursor, items: res.body.items };
   }
 
-  /** Follows nextCursor to the end. */
-  async function walk(query: Body): Promise<string[]> {
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    for (let i = 0; i < 100; i++) {
-      const { ids, nextCursor } = await page(cursor ? { ...query, cursor } : query);
-      seen.push(...ids);
-      if (nextCursor === null) return seen;
-      cursor = nextCursor;
-    }
-    throw new Error('paging never ended');
-  }
+  const walk = (query: Body) => walkExecutions(api, query);
 
   const ids = (rows: Body[]) => rows.map((e) => e.id as string);
 
@@ -639,18 +649,10 @@ describe('GET /executions (listing, on its own database)', () => {
       const before: string[] = [];
       for (let i = 0; i < 12; i++) before.unshift(await queueLocal());
 
-      const seen: string[] = [];
-      let cursor: string | null = null;
-      do {
-        const res = await localApi()
-          .get('/executions')
-          .query(cursor ? { limit: 5, cursor } : { limit: 5 });
-        expect(res.status).toBe(200);
-        seen.push(...res.body.items.map((e: Body) => e.id));
-        cursor = res.body.nextCursor;
+      const seen = await walkExecutions(localApi, { limit: 5 }, async () => {
         await queueLocal();
         await queueLocal();
-      } while (cursor !== null);
+      });
 
       expect(seen).toEqual(before);
     } finally {
@@ -669,17 +671,7 @@ describe('GET /executions (listing, on its own database)', () => {
       for (let i = 0; i < 12; i++) before.push(await queueLocal());
       const newestFirst = [...before].sort().reverse();
 
-      const seen: string[] = [];
-      let cursor: string | null = null;
-      do {
-        const res = await localApi()
-          .get('/executions')
-          .query(cursor ? { limit: 5, cursor } : { limit: 5 });
-        expect(res.status).toBe(200);
-        seen.push(...res.body.items.map((e: Body) => e.id));
-        cursor = res.body.nextCursor;
-        await queueLocal();
-      } while (cursor !== null);
+      const seen = await walkExecutions(localApi, { limit: 5 }, queueLocal);
 
       expect(new Set(seen).size).toBe(seen.length);
       expect(seen.filter((id) => before.includes(id))).toEqual(newestFirst);

@@ -4,7 +4,7 @@ import { Page, PageRequest } from '../../shared/application/page.js';
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { NotFoundError, StaleWriteError } from '../../shared/domain/domain-errors.js';
-import { Execution } from '../domain/execution.js';
+import { Execution, ExecutionChange } from '../domain/execution.js';
 import { retryDelayMs } from '../domain/retry-backoff.js';
 import { ExecutionMetrics } from './execution-metrics.js';
 import { ExecutionFilter, ExecutionRepository } from './execution.repository.js';
@@ -70,7 +70,7 @@ export class ExecutionsService {
    * gets the domain's own refusal (409) and nothing is overwritten. A failure with retries left
    * queues the next attempt in the same transaction.
    */
-  async act(id: string, action: (execution: Execution, now: Date) => void): Promise<Execution> {
+  async act(id: string, action: ExecutionChange): Promise<Execution> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.transactions.run(async () => {
@@ -86,7 +86,7 @@ export class ExecutionsService {
   }
 
   /** Inside the caller's transaction: the domain applies the action, the row follows, a retry is queued if due. */
-  async apply(execution: Execution, action: (execution: Execution, now: Date) => void): Promise<void> {
+  async apply(execution: Execution, action: ExecutionChange): Promise<void> {
     const now = this.clock.now();
     action(execution, now);
     await this.executions.save(execution);

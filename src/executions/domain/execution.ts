@@ -35,6 +35,9 @@ export interface ExecutionProps extends JobSnapshot {
   version: number;
 }
 
+/** A change applied to an execution at an instant: one of its action methods, with its arguments. */
+export type ExecutionChange = (execution: Execution, now: Date) => void;
+
 export interface NewExecution {
   trigger?: ExecutionTrigger;
   scheduledFor?: Date | null;

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Page, PageRequest, toPage } from '../../shared/application/page.js';
 import { StaleWriteError } from '../../shared/domain/domain-errors.js';
 import { Database } from '../../shared/infrastructure/database.js';
+import { newestFirst } from '../../shared/infrastructure/newest-first.js';
 import { ExecutionFilter, ExecutionRepository } from '../application/execution.repository.js';
 import { Execution } from '../domain/execution.js';
 import { ExecutionStatus, TRANSITIONS } from '../domain/execution-status.js';
@@ -51,14 +52,7 @@ export class TypeOrmExecutionRepository extends ExecutionRepository {
     const query = this.repo().createQueryBuilder('e');
     if (filter.jobId) query.andWhere('e.job_id = :jobId', { jobId: filter.jobId });
     if (filter.status) query.andWhere('e.status = :status', { status: filter.status });
-    if (page.cursor) {
-      query.andWhere('(e.created_at, e.id) < (:createdAt, :id)', page.cursor);
-    }
-    const rows = await query
-      .orderBy('e.created_at', 'DESC')
-      .addOrderBy('e.id', 'DESC')
-      .limit(page.limit + 1)
-      .getMany();
+    const rows = await newestFirst(query, 'e', page);
     return toPage(rows.map(ExecutionMapper.toDomain), page.limit);
   }
 

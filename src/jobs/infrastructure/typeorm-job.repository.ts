@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { Brackets } from 'typeorm';
 import { Page, PageRequest, toPage } from '../../shared/application/page.js';
 import { ConflictError, StaleWriteError } from '../../shared/domain/domain-errors.js';
 import { Database, uniqueViolation } from '../../shared/infrastructure/database.js';
+import { newestFirst } from '../../shared/infrastructure/newest-first.js';
 import { JobExecutionStats, JobFilter, JobRepository, LastExecution } from '../application/job.repository.js';
 import { Job } from '../domain/job.js';
 import { JobMapper } from './job.mapper.js';
@@ -52,19 +52,7 @@ export class TypeOrmJobRepository extends JobRepository {
   async list(filter: JobFilter, page: PageRequest): Promise<Page<Job>> {
     const query = this.repo().createQueryBuilder('job').where('job.deleted_at IS NULL');
     if (filter.enabled !== undefined) query.andWhere('job.enabled = :enabled', { enabled: filter.enabled });
-    const cursor = page.cursor;
-    if (cursor) {
-      query.andWhere(
-        new Brackets((q) =>
-          q.where('(job.created_at, job.id) < (:createdAt, :id)', { createdAt: cursor.createdAt, id: cursor.id }),
-        ),
-      );
-    }
-    const rows = await query
-      .orderBy('job.created_at', 'DESC')
-      .addOrderBy('job.id', 'DESC')
-      .limit(page.limit + 1)
-      .getMany();
+    const rows = await newestFirst(query, 'job', page);
     return toPage(rows.map(JobMapper.toDomain), page.limit);
   }
 

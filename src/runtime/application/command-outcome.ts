@@ -1,5 +1,5 @@
 import { constants } from 'node:os';
-import type { Execution } from '../../executions/domain/execution.js';
+import type { ExecutionChange } from '../../executions/domain/execution.js';
 import type { CommandOutcome } from './command-runner.js';
 
 /** The exit code recorded when the command produced none of its own (it never started, or it was lost). */
@@ -7,10 +7,8 @@ export const NO_EXIT_CODE = -1;
 /** The exit code of a timeout, as GNU `timeout` reports it. */
 export const TIMEOUT_EXIT_CODE = 124;
 
-export type ExecutionAction = (execution: Execution, now: Date) => void;
-
 /** What the domain is told about a command that ended: exit 0 succeeds, everything else fails with a reason. */
-export function actionFor(outcome: CommandOutcome, timeoutSeconds: number): ExecutionAction {
+export function actionFor(outcome: CommandOutcome, timeoutSeconds: number): ExecutionChange {
   if (outcome.timedOut) {
     return (e, now) => e.fail(TIMEOUT_EXIT_CODE, `Timed out after ${timeoutSeconds} seconds`, now);
   }
@@ -27,13 +25,13 @@ export function actionFor(outcome: CommandOutcome, timeoutSeconds: number): Exec
   return (e, now) => e.fail(number ? 128 + number : NO_EXIT_CODE, `Command was killed by signal ${signal}`, now);
 }
 
-export const workerLost: ExecutionAction = (e, now) => e.fail(NO_EXIT_CODE, 'Worker lost: lease expired', now);
+export const workerLost: ExecutionChange = (e, now) => e.fail(NO_EXIT_CODE, 'Worker lost: lease expired', now);
 
-export function shutDown(graceSeconds: number): ExecutionAction {
+export function shutDown(graceSeconds: number): ExecutionChange {
   return (e, now) =>
     e.fail(NO_EXIT_CODE, `Worker shut down: the command was stopped after the ${graceSeconds}s shutdown grace`, now);
 }
 
-export function outsideRunTimedOut(timeoutSeconds: number): ExecutionAction {
+export function outsideRunTimedOut(timeoutSeconds: number): ExecutionChange {
   return (e, now) => e.fail(TIMEOUT_EXIT_CODE, `Timed out after ${timeoutSeconds} seconds`, now);
 }

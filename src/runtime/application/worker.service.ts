@@ -9,12 +9,12 @@ import {
 import { ExecutionMetrics } from '../../executions/application/execution-metrics.js';
 import { ExecutionRepository } from '../../executions/application/execution.repository.js';
 import { ExecutionsService } from '../../executions/application/executions.service.js';
-import { Execution } from '../../executions/domain/execution.js';
+import { Execution, ExecutionChange } from '../../executions/domain/execution.js';
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { WorkerRegistry } from '../../workers/application/worker-registry.js';
 import { IllegalTransitionError } from '../../shared/domain/domain-errors.js';
-import { actionFor, ExecutionAction, shutDown } from './command-outcome.js';
+import { actionFor, shutDown } from './command-outcome.js';
 import { CommandRunner } from './command-runner.js';
 import { Wakeable, WakeLoop } from './wake-loop.js';
 
@@ -23,7 +23,7 @@ interface Running {
   output: ExecutionOutput | null;
   outputDirty: boolean;
   /** Set when shutdown stopped the command: its failure names the shutdown, not the signal. */
-  stoppedBy: ExecutionAction | null;
+  stoppedBy: ExecutionChange | null;
   done: Promise<void>;
 }
 
@@ -97,10 +97,6 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     }
   }
 
-  runningIds(): string[] {
-    return [...this.running.keys()];
-  }
-
   /** Stop claiming; give running commands the grace to finish; stop and fail the rest, so they retry. */
   async beforeApplicationShutdown(): Promise<void> {
     await this.loop.stop();
@@ -164,7 +160,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
    * Saves the output and the outcome. The database may be away for a moment: the outcome is
    * retried while the lease would still hold; after that the lease reaper decides.
    */
-  private async record(run: Running, output: ExecutionOutput, action: ExecutionAction): Promise<void> {
+  private async record(run: Running, output: ExecutionOutput, action: ExecutionChange): Promise<void> {
     const id = run.execution.id;
     const deadline = Date.now() + this.config.leaseSeconds * 1000;
     for (;;) {
@@ -197,7 +193,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   private async heartbeat(): Promise<void> {
-    const ids = this.runningIds();
+    const ids = [...this.running.keys()];
     try {
       const renewed = new Set(
         await this.executionRepository.renewLeases(this.id, ids, this.leaseFrom(this.clock.now())),
