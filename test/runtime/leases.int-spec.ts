@@ -241,16 +241,18 @@ describe('leases on real nodes', () => {
     const script = `
       const { fork } = require('node:child_process');
       const spawner = fork(${JSON.stringify(SPAWNER)}, [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-      spawner.send(${JSON.stringify({
-        type: 'run',
-        id: 'x',
-        command: `echo $$ > ${pidFile}; sleep 1000 & echo $! >> ${pidFile}; wait`,
-        cwd: dir,
-        env: { PATH: process.env.PATH },
-        timeoutMs: 600_000,
-        killGraceMs: 1000,
-        outputLimitBytes: 65536,
-      })});
+      spawner.send(${JSON.stringify([
+        {
+          type: 'run',
+          id: 'x',
+          command: `echo $$ > ${pidFile}; sleep 1000 & echo $! >> ${pidFile}; wait`,
+          cwd: dir,
+          env: { PATH: process.env.PATH },
+          timeoutMs: 600_000,
+          killGraceMs: 1000,
+          outputLimitBytes: 65536,
+        },
+      ])});
       process.stdout.write(spawner.pid + '\\n');
       setInterval(() => undefined, 60000);
     `;

@@ -5,8 +5,18 @@ export interface ExecutionOutput {
   truncated: boolean;
 }
 
+/** One execution's output as it stood at an instant. */
+export interface OutputSnapshot {
+  executionId: string;
+  output: ExecutionOutput;
+}
+
 /** The captured output of an execution: written by its worker while it runs, read by any node. */
 export abstract class ExecutionOutputRepository {
-  abstract save(executionId: string, output: ExecutionOutput, now: Date): Promise<void>;
+  /**
+   * Stores the snapshots taken at `now`, in one statement. A snapshot never replaces one taken
+   * later, and an empty output needs no row (reading it answers empty).
+   */
+  abstract saveAll(snapshots: OutputSnapshot[], now: Date): Promise<void>;
   abstract find(executionId: string): Promise<ExecutionOutput | null>;
 }

@@ -87,24 +87,34 @@ export class ExecutionsService {
 
   /** Inside the caller's transaction: the domain applies the action, the row follows, a retry is queued if due. */
   async apply(execution: Execution, action: ExecutionChange): Promise<void> {
+    const [stale] = await this.applyAll([{ execution, action }]);
+    if (stale) throw new StaleWriteError(`Execution ${stale.id} was changed by someone else; read it again`);
+  }
+
+  /**
+   * `apply` for many executions, in one statement each for the rows and for the retries. A
+   * domain refusal throws before anything is written; the executions someone else changed
+   * first are answered, unwritten, for the caller to read again.
+   */
+  async applyAll(changes: { execution: Execution; action: ExecutionChange }[]): Promise<Execution[]> {
     const now = this.clock.now();
-    action(execution, now);
-    await this.executions.save(execution);
-    await this.queueRetryIfDue(execution, now);
-    this.metrics.transitioned(execution);
+    for (const { execution, action } of changes) action(execution, now);
+    const changed = changes.map((change) => change.execution);
+    const stale = new Set(await this.executions.saveAll(changed));
+    const written = changed.filter((execution) => !stale.has(execution));
+    const { baseMs, maxMs } = this.retrySettings;
+    const retries = written
+      .filter((execution) => execution.retryable)
+      .map((execution) => execution.retry(now, retryDelayMs(execution.attempt, baseMs, maxMs)));
+    await this.executions.insertAll(retries);
+    for (const execution of written) this.metrics.transitioned(execution);
+    for (let i = 0; i < retries.length; i++) this.metrics.retryQueued();
+    return [...stale];
   }
 
   /** What the command printed so far (the last ORBIT_OUTPUT_LIMIT_KB of each stream). */
   async output(id: string): Promise<ExecutionOutput> {
     await this.get(id);
     return (await this.outputs.find(id)) ?? { stdout: '', stderr: '', truncated: false };
-  }
-
-  private async queueRetryIfDue(execution: Execution, now: Date): Promise<void> {
-    if (!execution.retryable) return;
-    const { baseMs, maxMs } = this.retrySettings;
-    const retry = execution.retry(now, retryDelayMs(execution.attempt, baseMs, maxMs));
-    await this.executions.insert(retry);
-    this.metrics.retryQueued();
   }
 }

@@ -1,9 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../../shared/infrastructure/database.js';
-import { ExecutionOutput, ExecutionOutputRepository } from '../application/execution-output.repository.js';
+import {
+  ExecutionOutput,
+  ExecutionOutputRepository,
+  OutputSnapshot,
+} from '../application/execution-output.repository.js';
 
 /** PostgreSQL text cannot hold NUL bytes; a command may print them. */
 const withoutNul = (text: string) => text.replaceAll('\u0000', '');
+
+const isEmpty = ({ output }: OutputSnapshot) => output.stdout === '' && output.stderr === '' && !output.truncated;
 
 @Injectable()
 export class TypeOrmExecutionOutputRepository extends ExecutionOutputRepository {
@@ -11,14 +17,24 @@ export class TypeOrmExecutionOutputRepository extends ExecutionOutputRepository 
     super();
   }
 
-  async save(executionId: string, output: ExecutionOutput, now: Date): Promise<void> {
+  async saveAll(snapshots: OutputSnapshot[], now: Date): Promise<void> {
+    const stored = snapshots.filter((snapshot) => !isEmpty(snapshot));
+    if (stored.length === 0) return;
     await this.db.rows(
       `INSERT INTO execution_outputs (execution_id, stdout, stderr, truncated, updated_at)
-       VALUES ($1, $2, $3, $4, $5)
+       SELECT id, stdout, stderr, truncated, $5 FROM unnest($1::uuid[], $2::text[], $3::text[], $4::boolean[])
+         AS s(id, stdout, stderr, truncated)
        ON CONFLICT (execution_id) DO UPDATE
        SET stdout = EXCLUDED.stdout, stderr = EXCLUDED.stderr, truncated = EXCLUDED.truncated,
-           updated_at = EXCLUDED.updated_at`,
-      [executionId, withoutNul(output.stdout), withoutNul(output.stderr), output.truncated, now],
+           updated_at = EXCLUDED.updated_at
+       WHERE execution_outputs.updated_at <= EXCLUDED.updated_at`,
+      [
+        stored.map((s) => s.executionId),
+        stored.map((s) => withoutNul(s.output.stdout)),
+        stored.map((s) => withoutNul(s.output.stderr)),
+        stored.map((s) => s.output.truncated),
+        now,
+      ],
     );
   }
 

@@ -13,9 +13,9 @@ import { Execution, ExecutionChange } from '../../executions/domain/execution.js
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { WorkerRegistry } from '../../workers/application/worker-registry.js';
-import { IllegalTransitionError } from '../../shared/domain/domain-errors.js';
+import { DomainError } from '../../shared/domain/domain-errors.js';
 import { actionFor, shutDown } from './command-outcome.js';
-import { CommandRunner } from './command-runner.js';
+import { CommandOutcome, CommandRunner } from './command-runner.js';
 import { Wakeable, WakeLoop } from './wake-loop.js';
 
 interface Running {
@@ -24,7 +24,19 @@ interface Running {
   outputDirty: boolean;
   /** Set when shutdown stopped the command: its failure names the shutdown, not the signal. */
   stoppedBy: ExecutionChange | null;
-  done: Promise<void>;
+  /** Resolves when the command has ended (its outcome waits in `finished`). */
+  exited: Promise<void>;
+  hasExited: boolean;
+  /** Resolves when the outcome is recorded, or given up on. */
+  recorded: Promise<void>;
+  markRecorded: () => void;
+}
+
+/** A command that ended, waiting for its outcome to be recorded. */
+interface Finished {
+  run: Running;
+  output: ExecutionOutput;
+  action: ExecutionChange;
 }
 
 /** Variables a command gets from the server's environment; nothing else leaks (no DATABASE_URL, no tokens). */
@@ -41,7 +53,12 @@ const OUTPUT_FLUSH_MS = 1000;
 export class WorkerService implements OnApplicationBootstrap, BeforeApplicationShutdown, Wakeable {
   readonly id = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   private readonly logger = new Logger(WorkerService.name);
+  /** Every execution this worker claimed, until its outcome is recorded. */
   private readonly running = new Map<string, Running>();
+  /** Outcomes the next cycle records, in the same transaction as its claims. */
+  private finished: Finished[] = [];
+  /** Shutting down: outcomes are still recorded, nothing new is claimed. */
+  private draining = false;
   private readonly loop: WakeLoop;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private outputTimer: NodeJS.Timeout | undefined;
@@ -58,7 +75,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly registry: WorkerRegistry,
     private readonly metrics: ExecutionMetrics,
   ) {
-    this.loop = new WakeLoop('worker', () => this.claimAndLaunch(), config.pollIntervalMs, this.logger);
+    this.loop = new WakeLoop('worker', () => this.cycle(), config.pollIntervalMs, this.logger);
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -99,97 +116,157 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
 
   /** Stop claiming; give running commands the grace to finish; stop and fail the rest, so they retry. */
   async beforeApplicationShutdown(): Promise<void> {
-    await this.loop.stop();
+    this.draining = true;
     const graceSeconds = this.config.shutdownGraceSeconds;
-    if (this.running.size > 0) {
-      this.logger.log(`Waiting up to ${graceSeconds}s for ${this.running.size} running command(s)`);
-      await Promise.race([this.allDone(), sleep(graceSeconds * 1000)]);
+    const live = [...this.running.values()].filter((run) => !run.hasExited);
+    if (live.length > 0) {
+      this.logger.log(`Waiting up to ${graceSeconds}s for ${live.length} running command(s)`);
+      await Promise.race([Promise.all(live.map((run) => run.exited)), sleep(graceSeconds * 1000)]);
     }
     for (const [id, run] of this.running) {
+      if (run.hasExited) continue;
       run.stoppedBy = shutDown(graceSeconds);
       this.runner.kill(id);
     }
-    await this.allDone();
+    await Promise.all([...this.running.values()].map((run) => run.exited));
+    // the outcomes still need the database; past a lease, the lease reaper of another node decides
+    this.loop.wake();
+    const recorded = Promise.all([...this.running.values()].map((run) => run.recorded));
+    await Promise.race([recorded, sleep(this.config.leaseSeconds * 1000)]);
+    await this.loop.stop();
     clearInterval(this.heartbeatTimer);
     clearInterval(this.outputTimer);
     await this.runner.close();
     await this.registry.stopped(this.id, this.clock.now()).catch(() => undefined);
   }
 
-  /** One claim: as many due executions as there are free slots, each started by the domain. */
-  private async claimAndLaunch(): Promise<Date | null> {
+  /**
+   * One transaction records the outcomes of the commands that ended since the last cycle and
+   * claims as many due executions as there are free slots, each started by the domain: one
+   * commit per cycle, however many executions it moves.
+   */
+  private async cycle(): Promise<Date | null> {
     for (;;) {
-      const free = this.config.workerConcurrency - this.running.size;
-      if (free <= 0 || this.loop.stopping) return null;
-      const claimed = await this.claim(free);
+      const done = this.finished.splice(0);
+      const free = this.draining ? 0 : this.config.workerConcurrency - this.running.size + done.length;
+      if (done.length === 0 && free <= 0) return null;
+      let claimed: Execution[];
+      let stale: Execution[];
+      try {
+        ({ claimed, stale } = await this.transactions.run(async () => {
+          const now = this.clock.now();
+          const stale = await this.recordAll(done, now);
+          const claimed = free > 0 ? await this.claim(free, now) : [];
+          return { claimed, stale };
+        }));
+      } catch (error) {
+        if (!(error instanceof DomainError)) {
+          this.finished.unshift(...done);
+          throw error;
+        }
+        // the domain refused an outcome (it should not): record each on its own, so one cannot block the rest
+        for (const item of done) await this.recordAlone(item);
+        continue;
+      }
+      for (const item of done) if (!stale.includes(item.run.execution)) this.recorded(item.run);
+      for (const item of done) if (stale.includes(item.run.execution)) await this.recordAlone(item);
       for (const execution of claimed) this.launch(execution);
-      if (claimed.length < free) return this.executionRepository.earliestDue();
+      if (claimed.length < free && this.finished.length === 0) return this.executionRepository.earliestDue();
     }
   }
 
-  private claim(limit: number): Promise<Execution[]> {
-    return this.transactions.run(async () => {
-      const now = this.clock.now();
-      const due = await this.executionRepository.lockDue(now, limit);
-      for (const execution of due) execution.start(now, this.id);
-      await this.executionRepository.saveClaimed(due, this.leaseFrom(now));
-      for (const execution of due) this.metrics.transitioned(execution);
-      return due;
-    });
+  /** The outcomes and outputs of ended commands; answers the executions someone else changed meanwhile. */
+  private async recordAll(done: Finished[], now: Date): Promise<Execution[]> {
+    if (done.length === 0) return [];
+    await this.outputs.saveAll(
+      done.map(({ run, output }) => ({ executionId: run.execution.id, output })),
+      now,
+    );
+    return this.executions.applyAll(done.map(({ run, action }) => ({ execution: run.execution, action })));
+  }
+
+  private async claim(limit: number, now: Date): Promise<Execution[]> {
+    const due = await this.executionRepository.lockDue(now, limit);
+    for (const execution of due) execution.start(now, this.id);
+    await this.executionRepository.saveClaimed(due, this.leaseFrom(now));
+    for (const execution of due) this.metrics.transitioned(execution);
+    return due;
   }
 
   private launch(execution: Execution): void {
-    const run: Running = { execution, output: null, outputDirty: false, stoppedBy: null, done: Promise.resolve() };
+    let markRecorded = () => {};
+    const recorded = new Promise<void>((resolve) => (markRecorded = resolve));
+    const run: Running = {
+      execution,
+      output: null,
+      outputDirty: false,
+      stoppedBy: null,
+      exited: Promise.resolve(),
+      hasExited: false,
+      recorded,
+      markRecorded,
+    };
     this.running.set(execution.id, run);
-    run.done = this.runner
+    run.exited = this.runner
       .run(this.requestFor(execution), (output) => {
         run.output = output;
         run.outputDirty = true;
       })
-      .then(async (outcome) => {
-        await this.record(run, outcome.output, run.stoppedBy ?? actionFor(outcome, execution.timeoutSeconds));
+      .catch((error: unknown): CommandOutcome => {
+        this.logger.error({ ...this.idsOf(execution.id), msg: `The command runner failed: ${String(error)}` });
+        const output = run.output ?? { stdout: '', stderr: '', truncated: false };
+        return { code: null, signal: null, error: String(error), timedOut: false, killed: false, output };
       })
-      .catch((error: unknown) => this.logger.error({ ...this.idsOf(execution.id), msg: String(error) }))
-      .finally(() => {
-        this.running.delete(execution.id);
+      .then((outcome) => {
+        run.hasExited = true;
+        const action = run.stoppedBy ?? actionFor(outcome, execution.timeoutSeconds);
+        this.finished.push({ run, output: outcome.output, action });
         this.loop.wake();
       });
   }
 
   /**
-   * Saves the output and the outcome. The database may be away for a moment: the outcome is
-   * retried while the lease would still hold; after that the lease reaper decides.
+   * Records one outcome on the execution as it is now (someone may have changed it since the
+   * claim). When the domain refuses (it was cancelled or reaped meanwhile), the result is dropped
+   * and only the output is kept.
    */
-  private async record(run: Running, output: ExecutionOutput, action: ExecutionChange): Promise<void> {
-    const id = run.execution.id;
-    const deadline = Date.now() + this.config.leaseSeconds * 1000;
-    for (;;) {
-      try {
-        const execution = await this.transactions.run(async () => {
-          await this.outputs.save(id, output, this.clock.now());
-          return this.executions.act(id, action);
-        });
-        this.logger.log({
-          ...this.idsOf(id),
-          status: execution.status,
-          exitCode: execution.exitCode,
-          msg: `${execution.status}${execution.errorMessage ? `: ${execution.errorMessage}` : ''}`,
-        });
-        return;
-      } catch (error) {
-        if (error instanceof IllegalTransitionError) {
-          this.logger.log({
-            ...this.idsOf(id),
-            msg: `The command's result is dropped (${error.message}; it was cancelled or reaped)`,
-          });
-          await this.outputs.save(id, output, this.clock.now()).catch(() => undefined);
-          return;
-        }
-        if (Date.now() > deadline) throw error;
+  private async recordAlone(item: Finished): Promise<void> {
+    const id = item.run.execution.id;
+    const snapshot = [{ executionId: id, output: item.output }];
+    try {
+      const execution = await this.transactions.run(async () => {
+        await this.outputs.saveAll(snapshot, this.clock.now());
+        return this.executions.act(id, item.action);
+      });
+      this.recorded(item.run, execution);
+    } catch (error) {
+      if (!(error instanceof DomainError)) {
         this.logger.warn({ ...this.idsOf(id), msg: `Could not record the outcome (${String(error)}); retrying` });
-        await sleep(1000);
+        this.finished.push(item);
+        return;
       }
+      this.logger.log({
+        ...this.idsOf(id),
+        msg: `The command's result is dropped (${error.message}; it was cancelled or reaped)`,
+      });
+      await this.outputs.saveAll(snapshot, this.clock.now()).catch(() => undefined);
+      this.settle(item.run);
     }
+  }
+
+  private recorded(run: Running, execution = run.execution): void {
+    this.logger.log({
+      ...this.idsOf(execution.id),
+      status: execution.status,
+      exitCode: execution.exitCode,
+      msg: `${execution.status}${execution.errorMessage ? `: ${execution.errorMessage}` : ''}`,
+    });
+    this.settle(run);
+  }
+
+  private settle(run: Running): void {
+    this.running.delete(run.execution.id);
+    run.markRecorded();
   }
 
   private async heartbeat(): Promise<void> {
@@ -220,12 +297,15 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     }
   }
 
+  /** What running commands printed since the last flush, in one statement. */
   private async flushOutputs(): Promise<void> {
-    for (const [id, run] of this.running) {
-      if (!run.outputDirty || !run.output) continue;
-      run.outputDirty = false;
-      await this.outputs.save(id, run.output, this.clock.now()).catch(() => (run.outputDirty = true));
-    }
+    const dirty = [...this.running.values()].filter((run) => run.outputDirty && run.output && !run.hasExited);
+    if (dirty.length === 0) return;
+    for (const run of dirty) run.outputDirty = false;
+    const snapshots = dirty.map((run) => ({ executionId: run.execution.id, output: run.output! }));
+    await this.outputs.saveAll(snapshots, this.clock.now()).catch(() => {
+      for (const run of dirty) run.outputDirty = true;
+    });
   }
 
   private requestFor(execution: Execution) {
@@ -257,10 +337,6 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
 
   private leaseFrom(now: Date): Date {
     return new Date(now.getTime() + this.config.leaseSeconds * 1000);
-  }
-
-  private async allDone(): Promise<void> {
-    await Promise.all([...this.running.values()].map((r) => r.done));
   }
 }
 

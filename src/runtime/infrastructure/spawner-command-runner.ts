@@ -7,7 +7,6 @@ import type { ExecutionOutput } from '../../executions/application/execution-out
 import { CommandOutcome, CommandRequest, CommandRunner } from '../application/command-runner.js';
 
 type SpawnerMessage =
-  | { type: 'started'; id: string; pid: number }
   | ({ type: 'output'; id: string } & ExecutionOutput)
   | ({
       type: 'exit';
@@ -36,6 +35,8 @@ export class SpawnerCommandRunner extends CommandRunner {
   private readonly logger = new Logger(SpawnerCommandRunner.name);
   private spawner: ChildProcess | undefined;
   private readonly pending = new Map<string, Pending>();
+  /** Messages for the spawner, sent together at the end of this event-loop turn. */
+  private outbox: object[] = [];
   private identity: RunAs | undefined;
 
   constructor(private readonly config: OrbitConfig) {
@@ -64,12 +65,23 @@ export class SpawnerCommandRunner extends CommandRunner {
       : request;
     return new Promise((resolve) => {
       this.pending.set(request.id, { onOutput, resolve });
-      this.ensureSpawner().send({ type: 'run', ...message });
+      this.send({ type: 'run', ...message });
     });
   }
 
   kill(id: string): void {
-    if (this.pending.has(id)) this.spawner?.send({ type: 'kill', id });
+    if (this.pending.has(id)) this.send({ type: 'kill', id });
+  }
+
+  private send(message: object): void {
+    if (this.outbox.length === 0) {
+      setImmediate(() => {
+        const messages = this.outbox;
+        this.outbox = [];
+        if (messages.length > 0) this.ensureSpawner().send(messages);
+      });
+    }
+    this.outbox.push(message);
   }
 
   async close(): Promise<void> {
@@ -84,11 +96,14 @@ export class SpawnerCommandRunner extends CommandRunner {
   private ensureSpawner(): ChildProcess {
     if (this.spawner?.connected) return this.spawner;
     const spawner = fork(SPAWNER, [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    spawner.on('message', (message: SpawnerMessage) => this.receive(message));
+    spawner.on('message', (messages: SpawnerMessage[]) => {
+      for (const message of messages) this.receive(message);
+    });
     spawner.once('exit', (code, signal) => {
       if (this.spawner === spawner) {
         this.spawner = undefined;
         this.logger.error(`The command spawner exited (code ${code}, signal ${signal}); its commands are lost`);
+        this.outbox = []; // their runs are answered below
       }
       for (const [id, pending] of this.pending) {
         this.pending.delete(id);

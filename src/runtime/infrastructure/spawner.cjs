@@ -5,11 +5,12 @@
  * command it started is killed with its whole process group before a retry can start
  * elsewhere. Ctrl-C and SIGTERM are its worker's business, not its own.
  *
- * Messages in:  {type:'run', id, command, cwd, env, timeoutMs, killGraceMs, outputLimitBytes, uid?, gid?}
- *               {type:'kill', id}
- * Messages out: {type:'started', id, pid}
- *               {type:'output', id, stdout, stderr, truncated}   (bounded tails, at most every flushMs)
- *               {type:'exit', id, code, signal, timedOut, killed, error, stdout, stderr, truncated}
+ * Both ways, an IPC message is an array of these (what one event-loop turn produced: one
+ * write instead of one per command):
+ * In:  {type:'run', id, command, cwd, env, timeoutMs, killGraceMs, outputLimitBytes, uid?, gid?}
+ *      {type:'kill', id}
+ * Out: {type:'output', id, stdout, stderr, truncated}   (bounded tails, at most every FLUSH_MS)
+ *      {type:'exit', id, code, signal, timedOut, killed, error, stdout, stderr, truncated}
  */
 const { spawn } = require('node:child_process');
 
@@ -22,9 +23,11 @@ process.on('disconnect', () => {
   for (const run of runs.values()) killGroup(run, 'SIGKILL');
   process.exit(0);
 });
-process.on('message', (message) => {
-  if (message.type === 'run') start(message);
-  else if (message.type === 'kill') stop(runs.get(message.id), false);
+process.on('message', (messages) => {
+  for (const message of messages) {
+    if (message.type === 'run') start(message);
+    else if (message.type === 'kill') stop(runs.get(message.id), false);
+  }
 });
 
 /** The last `limit` bytes of a stream. */
@@ -86,7 +89,6 @@ function start(request) {
   child.stdout.on('data', (chunk) => collect(run, run.stdout, chunk));
   child.stderr.on('data', (chunk) => collect(run, run.stderr, chunk));
   child.once('error', (error) => finish(run, { code: null, signal: null, error: error.message }));
-  child.once('spawn', () => send({ type: 'started', id: run.id, pid: child.pid }));
   child.once('exit', (code, signal) => {
     // background processes the command left behind end with it, after the same grace
     killGroup(run, 'SIGTERM');
@@ -160,6 +162,15 @@ function snapshot(run) {
   };
 }
 
+let outbox = [];
+
 function send(message) {
-  if (process.connected) process.send(message);
+  if (outbox.length === 0) setImmediate(flush);
+  outbox.push(message);
+}
+
+function flush() {
+  const messages = outbox;
+  outbox = [];
+  if (process.connected) process.send(messages);
 }

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { TransactionRunner } from '../application/transaction-runner.js';
@@ -26,14 +27,17 @@ export class Database extends TransactionRunner {
 
   /**
    * Raw SQL that answers rows, alike for SELECT and for UPDATE/DELETE … RETURNING (for which
-   * TypeORM's plain `query` answers `[rows, count]` instead).
+   * TypeORM's plain `query` answers `[rows, count]` instead). It goes to the pg connection of
+   * the transaction (or of the pool) directly: the hot paths skip TypeORM's per-query layers.
+   * Errors are pg's own (`code`, `constraint`). Each statement is prepared once per connection
+   * under a name derived from its text, so PostgreSQL parses and plans it once.
    */
   async rows<T>(sql: string, params: unknown[] = []): Promise<T[]> {
     const joined = current.getStore()?.queryRunner;
     const runner = joined ?? this.dataSource.createQueryRunner();
     try {
-      const result = await runner.query(sql, params, true);
-      return result.records as T[];
+      const client = (await runner.connect()) as PgClient;
+      return (await client.query<T>({ name: statementName(sql), text: sql, values: params })).rows;
     } finally {
       if (!joined) await runner.release();
     }
@@ -42,6 +46,22 @@ export class Database extends TransactionRunner {
   inTransaction(): boolean {
     return current.getStore() !== undefined;
   }
+}
+
+interface PgClient {
+  query<T>(query: { name: string; text: string; values: unknown[] }): Promise<{ rows: T[] }>;
+}
+
+const statementNames = new Map<string, string>();
+
+/** A prepared statement's name: the same for the same text, on every connection. */
+function statementName(sql: string): string {
+  let name = statementNames.get(sql);
+  if (name === undefined) {
+    name = `orbit_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+    statementNames.set(sql, name);
+  }
+  return name;
 }
 
 /** PostgreSQL's SQLSTATE of a unique violation, and the constraint it names. */
