@@ -10,8 +10,16 @@ export interface ExecutionFilter {
 /** Persistence port of executions. Every state change is a conditional write on the version it was read with. */
 export abstract class ExecutionRepository {
   abstract insert(execution: Execution): Promise<void>;
+  /** Inserts new executions in one statement. */
+  abstract insertAll(executions: Execution[]): Promise<void>;
   /** Persists a transition; throws StaleWriteError when someone else changed the row first. */
   abstract save(execution: Execution): Promise<void>;
+  /**
+   * Persists the transitions of many executions in one statement, each on the version it was
+   * read with, and answers those someone else changed first (they were not written). RUNNING
+   * executions get `leaseExpiresAt` when given.
+   */
+  abstract saveAll(executions: Execution[], leaseExpiresAt?: Date | null): Promise<Execution[]>;
   abstract findById(id: string): Promise<Execution | null>;
   abstract list(filter: ExecutionFilter, page: PageRequest): Promise<Page<Execution>>;
   /** QUEUED or RUNNING executions of a job; inside a transaction they are locked for it. */
@@ -31,4 +39,9 @@ export abstract class ExecutionRepository {
   abstract lockTimedOutOutsideRuns(now: Date, limit: number): Promise<Execution[]>;
   /** When the next QUEUED execution falls due, if any. */
   abstract earliestDue(): Promise<Date | null>;
+  /**
+   * Inserts scheduled executions in one statement, skipping each whose (job, slot) exists
+   * already; answers how many it inserted.
+   */
+  abstract insertScheduledMany(executions: Execution[]): Promise<number>;
 }

@@ -16,31 +16,54 @@ export class TypeOrmExecutionRepository extends ExecutionRepository {
   }
 
   async insert(execution: Execution): Promise<void> {
-    await this.repo().insert(ExecutionMapper.toRow(execution));
+    await this.insertAll([execution]);
+  }
+
+  async insertAll(executions: Execution[]): Promise<void> {
+    if (executions.length === 0) return;
+    await this.db.rows(
+      `INSERT INTO executions (${INSERTED}) SELECT * FROM unnest(${INSERTED_TYPES})`,
+      inserted(executions),
+    );
   }
 
   async save(execution: Execution): Promise<void> {
-    const { id, version, status, startedAt, finishedAt, exitCode, errorMessage, workerId } = execution.toProps();
-    const result = await this.repo()
-      .createQueryBuilder()
-      .update()
-      .set({
-        status,
-        startedAt,
-        finishedAt,
-        exitCode,
-        errorMessage,
-        workerId,
-        // a lease belongs to a running execution only; a worker sets its own when it claims
-        leaseExpiresAt: status === ExecutionStatus.RUNNING ? () => 'lease_expires_at' : null,
-        version: version + 1,
-      })
-      .where('id = :id AND version = :version', { id, version })
-      .execute();
-    if (result.affected !== 1) {
-      throw new StaleWriteError(`Execution ${id} was changed by someone else; read it again`);
+    const [stale] = await this.saveAll([execution]);
+    if (stale) throw new StaleWriteError(`Execution ${stale.id} was changed by someone else; read it again`);
+  }
+
+  async saveAll(executions: Execution[], leaseExpiresAt: Date | null = null): Promise<Execution[]> {
+    if (executions.length === 0) return [];
+    const props = executions.map((e) => e.toProps());
+    // a lease belongs to a running execution only: a worker sets its own when it claims, an outside runner has none
+    const written = await this.db.rows<{ id: string }>(
+      `UPDATE executions e
+       SET status = v.status, started_at = v.started_at, finished_at = v.finished_at, exit_code = v.exit_code,
+           error_message = v.error_message, worker_id = v.worker_id, version = e.version + 1,
+           lease_expires_at = CASE WHEN v.status = 'RUNNING' THEN coalesce($9, e.lease_expires_at) END
+       FROM unnest($1::uuid[], $2::int[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::text[],
+                   $8::text[]) AS v(id, version, status, started_at, finished_at, exit_code, error_message, worker_id)
+       WHERE e.id = v.id AND e.version = v.version
+       RETURNING e.id`,
+      [
+        props.map((p) => p.id),
+        props.map((p) => p.version),
+        props.map((p) => p.status),
+        props.map((p) => p.startedAt),
+        props.map((p) => p.finishedAt),
+        props.map((p) => p.exitCode),
+        props.map((p) => p.errorMessage),
+        props.map((p) => p.workerId),
+        leaseExpiresAt,
+      ],
+    );
+    const landed = new Set(written.map((row) => row.id));
+    const stale: Execution[] = [];
+    for (const execution of executions) {
+      if (landed.has(execution.id)) execution.persisted();
+      else stale.push(execution);
     }
-    execution.persisted();
+    return stale;
   }
 
   async findById(id: string): Promise<Execution | null> {
@@ -77,30 +100,17 @@ export class TypeOrmExecutionRepository extends ExecutionRepository {
   }
 
   async lockDue(now: Date, limit: number): Promise<Execution[]> {
-    const rows = await this.repo()
-      .createQueryBuilder('e')
-      .where('e.status = :queued AND e.due_at <= :now', { queued: ExecutionStatus.QUEUED, now })
-      .orderBy('e.due_at', 'ASC')
-      .addOrderBy('e.id', 'ASC')
-      .limit(limit)
-      .setLock('pessimistic_write')
-      .setOnLocked('skip_locked')
-      .getMany();
+    const rows = await this.db.rows<ExecutionOrmEntity>(
+      `SELECT ${SELECTED} FROM executions WHERE status = 'QUEUED' AND due_at <= $1
+       ORDER BY due_at, id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [now, limit],
+    );
     return rows.map(ExecutionMapper.toDomain);
   }
 
   async saveClaimed(executions: Execution[], leaseExpiresAt: Date): Promise<void> {
-    for (const execution of executions) {
-      const { id, version, status, startedAt, workerId } = execution.toProps();
-      const result = await this.repo()
-        .createQueryBuilder()
-        .update()
-        .set({ status, startedAt, workerId, leaseExpiresAt, version: version + 1 })
-        .where('id = :id AND version = :version', { id, version })
-        .execute();
-      if (result.affected !== 1) throw new StaleWriteError(`Execution ${id} was changed while being claimed`);
-      execution.persisted();
-    }
+    const [stale] = await this.saveAll(executions, leaseExpiresAt);
+    if (stale) throw new StaleWriteError(`Execution ${stale.id} was changed while being claimed`);
   }
 
   async renewLeases(workerId: string, ids: string[], leaseExpiresAt: Date): Promise<string[]> {
@@ -148,4 +158,80 @@ export class TypeOrmExecutionRepository extends ExecutionRepository {
   private repo() {
     return this.db.manager().getRepository(ExecutionOrmEntity);
   }
+
+  async insertScheduledMany(executions: Execution[]): Promise<number> {
+    if (executions.length === 0) return 0;
+    const rows = executions.map((execution) => ExecutionMapper.toRow(execution));
+    const column = <K extends keyof ExecutionOrmEntity>(key: K) => rows.map((row) => row[key]);
+    // the arbiter is executions_job_slot_key alone: any other violation still fails the pass
+    const inserted = await this.db.rows<{ id: string }>(
+      `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger,
+         scheduled_for, retry_of, due_at, created_at, started_at, finished_at, exit_code, error_message, worker_id,
+         lease_expires_at, version)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::int[], $6::text[], $7::int[],
+         $8::text[], $9::timestamptz[], $10::uuid[], $11::timestamptz[], $12::timestamptz[], $13::timestamptz[],
+         $14::timestamptz[], $15::int[], $16::text[], $17::text[], $18::timestamptz[], $19::int[])
+       ON CONFLICT (job_id, scheduled_for) WHERE trigger = 'SCHEDULE' DO NOTHING
+       RETURNING id`,
+      [
+        column('id'),
+        column('jobId'),
+        column('command'),
+        column('maxRetries'),
+        column('timeoutSeconds'),
+        column('status'),
+        column('attempt'),
+        column('trigger'),
+        column('scheduledFor'),
+        column('retryOf'),
+        column('dueAt'),
+        column('createdAt'),
+        column('startedAt'),
+        column('finishedAt'),
+        column('exitCode'),
+        column('errorMessage'),
+        column('workerId'),
+        column('leaseExpiresAt'),
+        column('version'),
+      ],
+    );
+    return inserted.length;
+  }
+}
+
+/** The columns of an execution row, named as the entity's fields, for raw SQL. */
+const SELECTED = `id, job_id AS "jobId", command, max_retries AS "maxRetries", timeout_seconds AS "timeoutSeconds",
+  status, attempt, trigger, scheduled_for AS "scheduledFor", retry_of AS "retryOf", due_at AS "dueAt",
+  created_at AS "createdAt", started_at AS "startedAt", finished_at AS "finishedAt", exit_code AS "exitCode",
+  error_message AS "errorMessage", worker_id AS "workerId", version`;
+
+const INSERTED = `id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger, scheduled_for, retry_of,
+  due_at, created_at, started_at, finished_at, exit_code, error_message, worker_id, version`;
+const INSERTED_TYPES = `$1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::int[], $6::text[], $7::int[], $8::text[],
+  $9::timestamptz[], $10::uuid[], $11::timestamptz[], $12::timestamptz[], $13::timestamptz[], $14::timestamptz[],
+  $15::int[], $16::text[], $17::text[], $18::int[]`;
+
+/** The parameters of INSERTED_TYPES: one array per column, in the order of INSERTED. */
+function inserted(executions: Execution[]): unknown[][] {
+  const props = executions.map((e) => e.toProps());
+  return [
+    props.map((p) => p.id),
+    props.map((p) => p.jobId),
+    props.map((p) => p.command),
+    props.map((p) => p.maxRetries),
+    props.map((p) => p.timeoutSeconds),
+    props.map((p) => p.status),
+    props.map((p) => p.attempt),
+    props.map((p) => p.trigger),
+    props.map((p) => p.scheduledFor),
+    props.map((p) => p.retryOf),
+    props.map((p) => p.dueAt),
+    props.map((p) => p.createdAt),
+    props.map((p) => p.startedAt),
+    props.map((p) => p.finishedAt),
+    props.map((p) => p.exitCode),
+    props.map((p) => p.errorMessage),
+    props.map((p) => p.workerId),
+    props.map((p) => p.version),
+  ];
 }
