@@ -23,6 +23,14 @@ export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions
     migrationsTransactionMode: 'all',
     synchronize: false,
     logging: false,
-    extra: { max: poolSize, connectionTimeoutMillis: 10_000, application_name: 'orbit' },
+    // connections stay open between bursts: a new one costs an authentication handshake, and
+    // the statements prepared on the old one are gone
+    extra: {
+      max: poolSize,
+      min: Math.min(2, poolSize),
+      idleTimeoutMillis: 300_000,
+      connectionTimeoutMillis: 10_000,
+      application_name: 'orbit',
+    },
   };
 }
