@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { ExecutionOutputRepository } from '../src/executions/application/execution-output.repository.js';
 import { ExecutionRepository } from '../src/executions/application/execution.repository.js';
+import { ExecutionsService } from '../src/executions/application/executions.service.js';
 import { Execution } from '../src/executions/domain/execution.js';
 import { ExecutionStatus } from '../src/executions/domain/execution-status.js';
 import { JobRepository } from '../src/jobs/application/job.repository.js';
@@ -329,6 +331,109 @@ describe('ExecutionRepository', () => {
     const active = await executions.findActiveByJob(job.id);
 
     expect(active.map((e) => e.id).sort()).toEqual([queued.id, running.id].sort());
+  });
+});
+
+describe('batch writes (the worker cycle)', () => {
+  it('saveAll writes each transition on its own version, in one go, and answers the stale ones unwritten', async () => {
+    const [a, b, c] = [await storedExecution(), await storedExecution(), await storedExecution()];
+    for (const execution of [a, b, c]) execution.start(at(1), 'w1');
+    await expect(executions.saveAll([a, b, c], at(31))).resolves.toEqual([]);
+    expect(await row(a.id)).toMatchObject({ status: 'RUNNING', worker_id: 'w1', lease_expires_at: at(31), version: 2 });
+    // someone cancels b behind the worker's back
+    const other = (await executions.findById(b.id))!;
+    other.cancel(at(2));
+    await executions.save(other);
+
+    a.succeed(0, at(3));
+    b.succeed(0, at(3));
+    c.fail(2, 'Command exited with code 2', at(3));
+    const stale = await executions.saveAll([a, b, c]);
+
+    expect(stale).toEqual([b]);
+    expect(await row(a.id)).toMatchObject({ status: 'SUCCEEDED', exit_code: 0, lease_expires_at: null, version: 3 });
+    expect(await row(b.id)).toMatchObject({ status: 'CANCELLED', exit_code: null, version: 3 });
+    expect(await row(c.id)).toMatchObject({ status: 'FAILED', exit_code: 2, lease_expires_at: null, version: 3 });
+    expect([a.version, b.version, c.version]).toEqual([3, 2, 3]);
+  });
+
+  it('insertAll stores every execution as built, and nothing for an empty list', async () => {
+    const job = await storedJob({ command: 'make all', maxRetries: 2 });
+    const batch = [0, 1, 2].map((i) => Execution.forJob(job, at(i), { trigger: 'SCHEDULE', scheduledFor: at(60 + i) }));
+    await executions.insertAll([]);
+    await executions.insertAll(batch);
+
+    for (const execution of batch) {
+      expect((await executions.findById(execution.id))?.toProps()).toEqual(execution.toProps());
+    }
+  });
+
+  it('applyAll lets the domain decide, writes the rows, queues retries only for failures that landed', async () => {
+    const service = t.app.get(ExecutionsService);
+    const job = await storedJob({ maxRetries: 1 });
+    const [ok, failed, raced] = [await storedExecution(job), await storedExecution(job), await storedExecution(job)];
+    for (const execution of [ok, failed, raced]) {
+      execution.start(at(1), 'w1');
+      await executions.save(execution);
+    }
+    const other = (await executions.findById(raced.id))!;
+    other.cancel(at(2));
+    await executions.save(other);
+
+    const stale = await service.applyAll([
+      { execution: ok, action: (e, now) => e.succeed(0, now) },
+      { execution: failed, action: (e, now) => e.fail(1, 'Command exited with code 1', now) },
+      { execution: raced, action: (e, now) => e.fail(1, 'Command exited with code 1', now) },
+    ]);
+
+    expect(stale).toEqual([raced]);
+    const { rows } = await t.db.sql(
+      `SELECT retry_of, attempt, status FROM executions WHERE retry_of = ANY($1::uuid[])`,
+      [[ok.id, failed.id, raced.id]],
+    );
+    expect(rows).toEqual([{ retry_of: failed.id, attempt: 2, status: 'QUEUED' }]);
+  });
+
+  it('applyAll throws the domain refusal before writing anything', async () => {
+    const service = t.app.get(ExecutionsService);
+    const [running, queued] = [await storedExecution(), await storedExecution()];
+    running.start(at(1), 'w1');
+    await executions.save(running);
+
+    await expect(
+      service.applyAll([
+        { execution: running, action: (e, now) => e.succeed(0, now) },
+        { execution: queued, action: (e, now) => e.succeed(0, now) },
+      ]),
+    ).rejects.toThrow('Only running executions can succeed');
+    expect(await row(running.id)).toMatchObject({ status: 'RUNNING', version: 2 });
+  });
+});
+
+describe('ExecutionOutputRepository', () => {
+  it('stores snapshots in one go, needs no row for an empty output, and never lets an older snapshot win', async () => {
+    const outputs = t.app.get(ExecutionOutputRepository);
+    const [quiet, chatty] = [await storedExecution(), await storedExecution()];
+    const empty = { stdout: '', stderr: '', truncated: false };
+
+    await outputs.saveAll(
+      [
+        { executionId: quiet.id, output: empty },
+        { executionId: chatty.id, output: { stdout: 'final', stderr: 'warn', truncated: true } },
+      ],
+      at(10),
+    );
+    await outputs.saveAll(
+      [{ executionId: chatty.id, output: { stdout: 'earlier', stderr: '', truncated: false } }],
+      at(9),
+    );
+
+    const { rows } = await t.db.sql('SELECT execution_id FROM execution_outputs WHERE execution_id = ANY($1::uuid[])', [
+      [quiet.id, chatty.id],
+    ]);
+    expect(rows.map((r: { execution_id: string }) => r.execution_id)).toEqual([chatty.id]);
+    await expect(outputs.find(chatty.id)).resolves.toEqual({ stdout: 'final', stderr: 'warn', truncated: true });
+    await expect(outputs.find(quiet.id)).resolves.toBeNull();
   });
 });
 
