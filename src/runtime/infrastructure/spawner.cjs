@@ -91,8 +91,7 @@ function start(request) {
   child.once('error', (error) => finish(run, { code: null, signal: null, error: error.message }));
   child.once('exit', (code, signal) => {
     // background processes the command left behind end with it, after the same grace
-    killGroup(run, 'SIGTERM');
-    setTimeout(() => killGroup(run, 'SIGKILL'), request.killGraceMs).unref();
+    if (killGroup(run, 'SIGTERM')) setTimeout(() => killGroup(run, 'SIGKILL'), request.killGraceMs).unref();
     // wait for the pipes to drain, but not for a descendant that escaped the group
     const settle = setTimeout(() => finish(run, { code, signal }), 1000);
     child.once('close', () => {
@@ -129,12 +128,14 @@ function stop(run, graceful, graceMs) {
   run.timers.push(setTimeout(() => killGroup(run, 'SIGKILL'), graceMs ?? run.killGraceMs ?? 0));
 }
 
+/** Whether the signal reached the group: false when no process of it is left. */
 function killGroup(run, signal) {
-  if (!run.child || run.child.pid === undefined) return;
+  if (!run.child || run.child.pid === undefined) return false;
   try {
     process.kill(-run.child.pid, signal);
+    return true;
   } catch {
-    // the group is gone already
+    return false; // the group is gone already
   }
 }
 
