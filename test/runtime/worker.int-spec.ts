@@ -114,6 +114,19 @@ describe('worker runs commands as real processes', () => {
     await settled(queued.id);
   });
 
+  it('what a command leaves running in its process group is stopped after it exits, even what ignores SIGTERM', async () => {
+    const pids = join(workDir, 'left-behind.pids');
+    const done = await settled(
+      (await run(`sleep 600 & echo $! > ${pids}; (trap '' TERM; exec sleep 600) & echo $! >> ${pids}; exit 0`)).id,
+    );
+    expect(done).toMatchObject({ status: 'SUCCEEDED', exitCode: 0 });
+    const [polite, stubborn] = readFileSync(pids, 'utf8').trim().split('\n').map(Number);
+    expect(polite).toBeGreaterThan(0);
+    expect(stubborn).toBeGreaterThan(0);
+    // SIGTERM at once, SIGKILL after ORBIT_KILL_GRACE_SECONDS (1 s)
+    await waitFor(() => (!isAlive(polite!) && !isAlive(stubborn!) ? true : undefined), 'the leftovers to die', 5000);
+  });
+
   it('a timeout kills the whole process group, grandchildren included', async () => {
     const pidFile = join(workDir, 'grandchild.pid');
     const queued = await run(`sleep 1000 & echo $! > ${pidFile}; sleep 1000`, { timeoutSeconds: 1 });
