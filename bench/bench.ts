@@ -1,187 +1,214 @@
 /**
- * `npm run bench`: throughput and latency of a real worker process on a real PostgreSQL,
- * beside the machine's own limit measured in the same run. Prints a table and writes
+ * `npm run bench`: every performance target of Orbit, measured in one run on a real PostgreSQL
+ * (embedded, default settings, fsync on) with real `main.js worker|api` processes, each figure
+ * beside its reference or target. Prints a table on stdout (progress on stderr) and writes
  * bench/results/latest.json.
+ *
+ *   BENCH_ONLY=burst,latency,schedule,herd,api,footprint   the scenarios to run (default: all)
+ *   BENCH_BURST=2000  BENCH_LATENCY_RUNS=200  BENCH_SCHEDULE_SECONDS=60  BENCH_HERD_JOBS=10000
+ *   BENCH_API_ROWS=1000000  BENCH_API_SECONDS=10  BENCH_FOOTPRINT_SECONDS=30   (the issue's sizes)
  */
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { loadConfig } from '../src/config/orbit-config.js';
 import { migrate } from '../src/database/migrate.js';
 import { startDatabase } from '../src/database/start-database.js';
+import { runApi } from './api.js';
+import { runBurst, runLatency } from './burst.js';
+import { growth, reportGrowth, runFootprint } from './footprint.js';
+import { formatTable, writeResults } from './report.js';
+import { runHerd, runSchedule } from './schedule.js';
+import {
+  Bench,
+  freePort,
+  log,
+  logProblems,
+  readSettings,
+  Report,
+  ROOT,
+  Scenario,
+  SCENARIOS,
+  snapshotBuild,
+  stopAll,
+  tableSizes,
+} from './support.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const MAIN = join(ROOT, 'dist/src/main.js');
-const BURST = Number(process.env.BENCH_BURST ?? 2000);
-const LATENCY_RUNS = Number(process.env.BENCH_LATENCY_RUNS ?? 200);
-const CONCURRENCIES = [1, 8, 32];
-
-interface Row {
-  measure: string;
-  orbit: string;
-  reference: string;
-  ratio: string;
-}
+const RUNNERS: Record<Scenario, (bench: Bench) => Promise<void>> = {
+  burst: runBurst,
+  latency: runLatency,
+  schedule: runSchedule,
+  herd: runHerd,
+  api: runApi,
+  footprint: runFootprint,
+};
 
 async function main(): Promise<void> {
-  const dataDir = join(tmpdir(), `orbit-bench-${process.pid}`);
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const database = await startDatabase(
-    { ...loadConfig({ ORBIT_DATA_DIR: dataDir, ORBIT_PG_PORT: String(port) }, []) },
-    (line) => console.error(line),
-  );
-  const db = new pg.Client({ connectionString: database.url });
+  const settings = readSettings();
+  const began = Date.now();
+  const loadAtStart = loadavg();
+  const runDir = join(tmpdir(), `orbit-bench-${process.pid}`);
+  const logDir = join(ROOT, 'bench/results/logs');
+  rmSync(logDir, { recursive: true, force: true });
+  mkdirSync(logDir, { recursive: true });
+  mkdirSync(join(runDir, 'work'), { recursive: true });
+  const main = snapshotBuild(runDir);
+  const config = loadConfig({ ORBIT_DATA_DIR: join(runDir, 'data'), ORBIT_PG_PORT: String(await freePort()) }, []);
+  const database = await startDatabase(config, (line) => log(line));
+  const db = new pg.Client({ connectionString: database.url, application_name: 'orbit-bench' });
+  db.on('error', (error) => log(`the bench's database connection failed: ${error.message}`));
+  process.once('SIGINT', () => {
+    log('interrupted: stopping the Orbit processes and PostgreSQL');
+    void stopAll()
+      .then(() => database.stop())
+      .finally(() => {
+        rmSync(runDir, { recursive: true, force: true });
+        process.exit(130);
+      });
+  });
   try {
     await migrate(database.url);
     await db.connect();
-    const jobId = await createJob(db);
-    const rows: Row[] = [];
-    const figures: Record<string, unknown> = {};
-
-    for (const concurrency of CONCURRENCIES) {
-      const reference = spawnReference(BURST, concurrency);
-      const rate = await burst(db, database.url, jobId, concurrency);
-      figures[`burst_c${concurrency}`] = { orbitPerSecond: rate, bareNodePerSecond: reference };
-      rows.push({
-        measure: `burst of ${BURST} \`true\`, concurrency ${concurrency}`,
-        orbit: `${rate.toFixed(0)}/s`,
-        reference: `${reference.toFixed(0)}/s bare Node`,
-        ratio: (rate / reference).toFixed(2),
-      });
+    const bench: Bench = {
+      settings,
+      main,
+      url: database.url,
+      db,
+      logDir,
+      workDir: join(runDir, 'work'),
+      report: new Report(),
+      executionsRun: 0,
+      workersStarted: 0,
+      burstRates: {},
+    };
+    const environment = await describeEnvironment(db);
+    log(
+      `${environment.cores} cores, Node ${environment.node}, PostgreSQL ${environment.postgres}, ` +
+        `Orbit ${environment.orbit.version} (${environment.orbit.commit}); scenarios: ${[...settings.only].join(', ')}`,
+    );
+    const startSizes = await tableSizes(db);
+    const durations: Record<string, number> = {};
+    const errors: Record<string, string> = {};
+    for (const scenario of SCENARIOS) {
+      if (!settings.only.has(scenario)) continue;
+      log(`── ${scenario}`);
+      const started = Date.now();
+      try {
+        await RUNNERS[scenario](bench);
+      } catch (error) {
+        const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+        log(`${scenario} FAILED: ${message}`);
+        errors[scenario] = message;
+        bench.report.add({
+          scenario,
+          measure: 'scenario',
+          figure: `ERROR: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+          target: 'runs to the end',
+          verdict: 'not met',
+        });
+        await stopAll();
+        process.exitCode = 1;
+      }
+      durations[scenario] = (Date.now() - started) / 1000;
+      log(`── ${scenario} took ${durations[scenario].toFixed(0)} s`);
     }
 
-    const latency = await idleLatency(db, database.url, jobId);
-    figures.idleLatencyMs = latency;
-    rows.push({
-      measure: `queue → start, idle worker, ${LATENCY_RUNS} runs 20 ms apart`,
-      orbit: `p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms`,
-      reference: 'target p50 ≤ 5 ms, p99 ≤ 15 ms',
-      ratio: '',
+    const endSizes = await tableSizes(db);
+    const what =
+      `the whole run (${bench.executionsRun} executions, ` +
+      `${bench.workersStarted} worker process${bench.workersStarted === 1 ? '' : 'es'})`;
+    if (bench.executionsRun > 0) reportGrowth(bench, 'run', what, startSizes, endSizes, bench.executionsRun);
+    bench.report.figure('wholeRunTableGrowth', {
+      executions: bench.executionsRun,
+      workerProcesses: bench.workersStarted,
+      tables: growth(startSizes, endSizes, bench.executionsRun),
+      sizesAtEnd: endSizes,
     });
 
-    console.table(rows);
+    const noisy = Object.entries(logProblems).filter(([, p]) => p.errors + p.warnings > 0);
+    bench.report.add({
+      scenario: 'run',
+      measure: `Orbit process logs (${Object.keys(logProblems).length} processes): warnings and errors`,
+      figure:
+        noisy.length === 0
+          ? 'none'
+          : noisy.map(([name, p]) => `${name}: ${p.errors} errors, ${p.warnings} warnings`).join('; '),
+      target: 'none (see bench/results/logs)',
+      verdict: noisy.some(([, p]) => p.errors > 0) ? 'not met' : 'info',
+    });
+    bench.report.figure('logProblems', logProblems);
+    const rows = bench.report.rows;
+    const totalSeconds = (Date.now() - began) / 1000;
     const result = {
       at: new Date().toISOString(),
-      cores: cpus().length,
-      node: process.version,
-      postgres: (await db.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version,
-      figures,
+      ...environment,
+      loadAverage: { start: loadAtStart, end: loadavg() },
+      settings: { ...settings, only: [...settings.only] },
+      durationSeconds: { total: totalSeconds, ...durations },
+      summary: {
+        met: rows.filter((r) => r.verdict === 'met').length,
+        notMet: rows.filter((r) => r.verdict === 'not met').length,
+        info: rows.filter((r) => r.verdict === 'info').length,
+      },
+      errors,
+      rows,
+      figures: bench.report.figures,
     };
-    mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
-    writeFileSync(join(ROOT, 'bench/results/latest.json'), JSON.stringify(result, null, 2));
-    console.log(JSON.stringify(result));
+    const file = writeResults(result);
+    console.log(
+      `\nOrbit ${environment.orbit.version} (${environment.orbit.commit}) · Node ${environment.node} · ` +
+        `PostgreSQL ${environment.postgres} (fsync ${environment.postgresSettings.fsync}) · ` +
+        `${environment.cores} cores · load ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}\n`,
+    );
+    console.log(formatTable(rows));
+    console.log(
+      `\n${result.summary.met} met, ${result.summary.notMet} not met, ${result.summary.info} reported only; ` +
+        `${totalSeconds.toFixed(0)} s (${Object.entries(durations)
+          .map(([name, s]) => `${name} ${s.toFixed(0)} s`)
+          .join(', ')})`,
+    );
+    console.log(`JSON: ${file}; Orbit process logs: ${logDir}`);
   } finally {
+    await stopAll();
     await db.end().catch(() => undefined);
     await database.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(runDir, { recursive: true, force: true });
   }
 }
 
-async function createJob(db: pg.Client): Promise<string> {
-  const id = randomUUID();
-  await db.query(
-    `INSERT INTO jobs (id, name, command, cron_expression, timezone, max_retries, timeout_seconds, enabled,
-       misfire_policy, concurrency_policy, created_at, updated_at)
-     VALUES ($1, 'bench', 'true', '0 0 1 1 *', 'UTC', 0, 60, false, 'RUN_ONCE', 'ALLOW', now(), now())`,
-    [id],
-  );
-  return id;
-}
-
-/** Queues `count` executions in one statement; returns their creation instant. */
-async function enqueue(db: pg.Client, jobId: string, count: number): Promise<void> {
-  await db.query(
-    `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger, due_at, created_at)
-     SELECT gen_random_uuid(), $1, 'true', 0, 60, 'QUEUED', 1, 'MANUAL', clock_timestamp(), clock_timestamp()
-     FROM generate_series(1, $2)`,
-    [jobId, count],
-  );
-}
-
-async function burst(db: pg.Client, url: string, jobId: string, concurrency: number): Promise<number> {
-  const worker = await startWorker(url, concurrency);
-  try {
-    await db.query('DELETE FROM executions');
-    const begin = Date.now();
-    await enqueue(db, jobId, BURST);
-    await until(db, `SELECT count(*)::int AS n FROM executions WHERE status = 'SUCCEEDED'`, BURST);
-    const { rows } = await db.query<{ last: Date }>('SELECT max(finished_at) AS last FROM executions');
-    return BURST / ((rows[0]!.last.getTime() - begin) / 1000);
-  } finally {
-    await stop(worker);
-  }
-}
-
-async function idleLatency(db: pg.Client, url: string, jobId: string): Promise<{ p50: number; p99: number }> {
-  const worker = await startWorker(url, 8);
-  try {
-    await db.query('DELETE FROM executions');
-    for (let i = 0; i < LATENCY_RUNS; i++) {
-      await enqueue(db, jobId, 1);
-      await sleep(20);
+async function describeEnvironment(db: pg.Client) {
+  const setting = async (name: string) =>
+    (await db.query<{ value: string }>(`SELECT current_setting($1) AS value`, [name])).rows[0]!.value;
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+  const git = (...args: string[]) => {
+    try {
+      return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    } catch {
+      return null;
     }
-    await until(db, `SELECT count(*)::int AS n FROM executions WHERE started_at IS NOT NULL`, LATENCY_RUNS);
-    const { rows } = await db.query<{ ms: number }>(
-      `SELECT extract(epoch FROM started_at - created_at) * 1000 AS ms FROM executions ORDER BY 1`,
-    );
-    const ms = rows.map((r) => Number(r.ms));
-    return { p50: percentile(ms, 0.5), p99: percentile(ms, 0.99) };
-  } finally {
-    await stop(worker);
-  }
-}
-
-function startWorker(url: string, concurrency: number): Promise<ChildProcess> {
-  const worker = spawn(process.execPath, [MAIN, 'worker'], {
-    env: { ...process.env, DATABASE_URL: url, ORBIT_WORKER_CONCURRENCY: String(concurrency), ORBIT_WORK_DIR: tmpdir() },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let log = '';
-    const watch = (chunk: Buffer) => {
-      log += chunk.toString();
-      if (!log.includes('running')) return;
-      worker.stdout.off('data', watch).resume();
-      resolve(worker);
-    };
-    worker.stdout.on('data', watch);
-    worker.once('exit', (code) => reject(new Error(`worker exited with ${code}: ${log}`)));
-  });
-}
-
-async function stop(worker: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => worker.once('exit', resolve));
-  worker.kill('SIGTERM');
-  await exited;
-}
-
-function spawnReference(total: number, concurrency: number): number {
-  const out = execFileSync(process.execPath, [
-    join(ROOT, 'bench/spawn-reference.mjs'),
-    String(total),
-    String(concurrency),
-  ]);
-  return (JSON.parse(out.toString()) as { perSecond: number }).perSecond;
-}
-
-async function until(db: pg.Client, sql: string, expected: number, timeoutMs = 300_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while ((await db.query<{ n: number }>(sql)).rows[0]!.n < expected) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${sql}`);
-    await sleep(20);
-  }
-}
-
-function percentile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? NaN;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  };
+  const commit = git('rev-parse', '--short', 'HEAD');
+  const changed = git('status', '--porcelain', '--', 'src', 'migrations');
+  return {
+    cores: cpus().length,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    node: process.version,
+    postgres: await setting('server_version'),
+    postgresSettings: {
+      fsync: await setting('fsync'),
+      synchronous_commit: await setting('synchronous_commit'),
+      full_page_writes: await setting('full_page_writes'),
+      wal_sync_method: await setting('wal_sync_method'),
+      shared_buffers: await setting('shared_buffers'),
+      max_connections: await setting('max_connections'),
+    },
+    orbit: {
+      version: pkg.version,
+      commit: commit === null ? 'unknown' : `${commit}${changed ? '+uncommitted src changes' : ''}`,
+    },
+  };
 }
 
 main().catch((error: unknown) => {

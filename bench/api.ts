@@ -1,0 +1,352 @@
+/**
+ * Target 5: the read API with a million executions in the table. Seeds finished executions by
+ * SQL, records the statements a real `main.js api` process sends for each endpoint (through
+ * pg-capture.ts) and EXPLAINs exactly those, then loads each endpoint with autocannon.
+ */
+import { randomBytes } from 'node:crypto';
+import autocannon, { type Result } from 'autocannon';
+import { explain, ExplainedStatement, isPlannable } from './explain.js';
+import { CapturedStatement, PgCapture } from './pg-capture.js';
+import { Bench, clearExecutions, deleteJobs, freePort, log, ms, startOrbit, Verdict, verdict } from './support.js';
+
+const JOBS = 100;
+const CONNECTIONS = 50;
+const P99_TARGET_MS = 20;
+const SEED_CHUNK = 250_000;
+/** Pages walked before the cursor page that is measured (it is page PAGES_IN + 1). */
+const PAGES_IN = 3;
+const PAGE = 50;
+const PREFIX = 'bench-api-';
+const VIEWER_TOKEN_NAME = 'bench-viewer';
+
+interface Page {
+  items: { id: string }[];
+  nextCursor: string | null;
+}
+
+interface Captured {
+  /** The request sent. */
+  path: string;
+  statements: CapturedStatement[];
+}
+
+interface Planned {
+  path: string;
+  statements: ExplainedStatement[];
+}
+
+interface Endpoint {
+  key: string;
+  label: string;
+  paths: string[];
+}
+
+export async function runApi(bench: Bench): Promise<void> {
+  const { db } = bench;
+  const minimum = JOBS * PAGE * (PAGES_IN + 1) + JOBS;
+  if (bench.settings.apiRows < minimum) {
+    throw new Error(`BENCH_API_ROWS must be at least ${minimum}: every job needs a page ${PAGES_IN + 1}`);
+  }
+  const since = new Date();
+  await clearExecutions(db);
+  const adminToken = `bench-admin-${randomBytes(18).toString('hex')}`;
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const env = {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    ORBIT_ADMIN_TOKEN: adminToken,
+    ORBIT_RATE_LIMIT_PER_MINUTE: '1000000',
+  };
+  try {
+    const jobIds = await seed(bench);
+    const sampleIds = (
+      await db.query<{ id: string }>(`SELECT id FROM executions ORDER BY random() LIMIT 1000`)
+    ).rows.map((r) => r.id);
+
+    // 1. what the API sends to PostgreSQL for each endpoint, and its plans
+    const captured = await captureStatements(bench, env, base, adminToken, jobIds[0]!, sampleIds[0]!);
+    const plans: Record<string, Planned> = {};
+    for (const [endpoint, { path, statements }] of Object.entries(captured)) {
+      const explained: ExplainedStatement[] = [];
+      for (const statement of statements.filter(isPlannable)) explained.push(await explain(db, statement));
+      plans[endpoint] = { path, statements: explained };
+    }
+    bench.report.figure('apiPlans', plans);
+    await reportPlans(bench, plans);
+
+    // 2. the load, on an API process that talks to PostgreSQL directly
+    const api = await startOrbit(bench, 'api', 'api', env);
+    try {
+      const cursors: string[] = [];
+      for (const jobId of jobIds.slice(0, 10)) {
+        const cursor = await cursorAfter(base, adminToken, jobId, PAGES_IN);
+        if (cursor) cursors.push(`/executions?jobId=${jobId}&limit=${PAGE}&cursor=${encodeURIComponent(cursor)}`);
+      }
+      const endpoints: Endpoint[] = [
+        {
+          key: 'list',
+          label: `GET /executions?jobId=…&limit=${PAGE} (${jobIds.length} jobs in turn)`,
+          paths: jobIds.map((jobId) => `/executions?jobId=${jobId}&limit=${PAGE}`),
+        },
+        {
+          key: 'cursor',
+          label: `GET /executions?jobId=…&limit=${PAGE}&cursor=… (page ${PAGES_IN + 1}, ${cursors.length} jobs)`,
+          paths: cursors,
+        },
+        {
+          key: 'byId',
+          label: `GET /executions/:id (${sampleIds.length} ids in turn)`,
+          paths: sampleIds.map((id) => `/executions/${id}`),
+        },
+      ];
+      const loads: Record<string, unknown> = {};
+      for (const endpoint of endpoints) {
+        log(`api: ${endpoint.label}, ${CONNECTIONS} connections, ${bench.settings.apiSeconds} s (+1 s warm-up)`);
+        const result = await load(base, adminToken, endpoint.paths, bench.settings.apiSeconds);
+        const failures = result.non2xx + result.errors + result.timeouts;
+        loads[endpoint.key] = {
+          endpoint: endpoint.label,
+          connections: CONNECTIONS,
+          seconds: bench.settings.apiSeconds,
+          latencyMs: {
+            p50: result.latency.p50,
+            p90: result.latency.p90,
+            p99: result.latency.p99,
+            max: result.latency.max,
+            mean: result.latency.mean,
+          },
+          requestsPerSecond: result.requests.average,
+          requests: result.latency.totalCount,
+          non2xx: result.non2xx,
+          errors: result.errors,
+          timeouts: result.timeouts,
+          statusCodes: result.statusCodeStats,
+        };
+        log(`api: p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ${result.requests.average} req/s`);
+        bench.report.add({
+          scenario: 'api',
+          measure: `${endpoint.label}, ${CONNECTIONS} conn.`,
+          figure:
+            `p50 ${ms(result.latency.p50)}, p99 ${ms(result.latency.p99)}, ` +
+            `${result.requests.average.toFixed(0)} req/s, non-2xx ${result.non2xx}` +
+            (result.errors + result.timeouts > 0 ? `, errors ${result.errors + result.timeouts}` : ''),
+          target: `p99 ≤ ${P99_TARGET_MS} ms, 0 non-2xx`,
+          verdict: verdict(result.latency.p99 <= P99_TARGET_MS && failures === 0),
+        });
+      }
+      bench.report.figure('api', { rows: bench.settings.apiRows, jobs: JOBS, loads });
+    } finally {
+      await api.stop();
+    }
+  } finally {
+    await clearExecutions(db);
+    await deleteJobs(db, PREFIX);
+    await db.query(`DELETE FROM api_tokens WHERE name = $1`, [VIEWER_TOKEN_NAME]);
+    await db.query(`DELETE FROM audit_events WHERE created_at >= $1`, [since]);
+  }
+}
+
+/** 100 jobs and N finished scheduled executions spread over them, one second apart, by SQL. */
+async function seed(bench: Bench): Promise<string[]> {
+  const { db } = bench;
+  const total = bench.settings.apiRows;
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO jobs (id, name, command, cron_expression, timezone, max_retries, timeout_seconds, enabled,
+       misfire_policy, concurrency_policy, next_run_at, created_at, updated_at)
+     SELECT gen_random_uuid(), $1 || lpad(g::text, 3, '0'), 'true', '* * * * *', 'UTC', 0, 60, false,
+            'RUN_ONCE', 'ALLOW', NULL, now() - interval '30 days', now() - interval '30 days'
+       FROM generate_series(1, $2) AS g
+     RETURNING id`,
+    [PREFIX, JOBS],
+  );
+  const jobIds = rows.map((r) => r.id);
+  const began = Date.now();
+  // a bulk load of rows known to be consistent, as pg_restore --disable-triggers does: no per-row
+  // foreign-key check against jobs, no NOTIFY per statement (durability is untouched)
+  await db.query(`SET session_replication_role = replica`);
+  try {
+    await insertExecutions(bench, jobIds, total, began);
+  } finally {
+    await db.query(`RESET session_replication_role`);
+  }
+  log('api: VACUUM (ANALYZE) executions');
+  // ANALYZE for the planner; VACUUM as autovacuum would after such an insert, so that neither
+  // it nor the first readers' hint-bit writes run during the measurements
+  await db.query('VACUUM (ANALYZE) executions');
+  await db.query('ANALYZE jobs');
+  bench.report.figure('apiSeed', {
+    executions: total,
+    jobs: JOBS,
+    seconds: (Date.now() - began) / 1000,
+    executionsBytes: Number(
+      (await db.query<{ bytes: string }>(`SELECT pg_total_relation_size('executions') AS bytes`)).rows[0]!.bytes,
+    ),
+  });
+  return jobIds;
+}
+
+async function insertExecutions(bench: Bench, jobIds: string[], total: number, began: number): Promise<void> {
+  const newest = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+  for (let from = 1; from <= total; from += SEED_CHUNK) {
+    const to = Math.min(total, from + SEED_CHUNK - 1);
+    // what a worker leaves behind: QUEUED → RUNNING → SUCCEEDED (version 3), exit code 0, no output
+    await bench.db.query(
+      `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger,
+         scheduled_for, due_at, created_at, started_at, finished_at, exit_code, worker_id, version)
+       SELECT gen_random_uuid(), ($1::uuid[])[1 + g % cardinality($1::uuid[])], 'true', 0, 60, 'SUCCEEDED', 1,
+              'SCHEDULE', s.slot, s.slot, s.slot + interval '2 ms', s.slot + interval '5 ms',
+              s.slot + interval '15 ms' + (g % 50) * interval '1 ms', 0, 'bench-seed:1:000000', 3
+         FROM generate_series($2::int, $3::int) AS g,
+              LATERAL (SELECT $4::timestamptz - g * interval '1 second' AS slot) AS s`,
+      [jobIds, from, to, newest],
+    );
+    log(`api: seeded ${to} of ${total} executions (${((Date.now() - began) / 1000).toFixed(1)} s)`);
+  }
+}
+
+/**
+ * Runs an API process whose database connection goes through the capturing proxy and sends one
+ * request of each kind; returns the statements each request made PostgreSQL run.
+ */
+async function captureStatements(
+  bench: Bench,
+  env: Record<string, string>,
+  base: string,
+  adminToken: string,
+  jobId: string,
+  executionId: string,
+): Promise<Record<string, Captured>> {
+  const target = new URL(bench.url);
+  const capture = await PgCapture.start(target.hostname, Number(target.port));
+  const api = await startOrbit(bench, 'api', 'api-capture', {
+    ...env,
+    DATABASE_URL: capture.urlFor(bench.url),
+  }).catch(async (error: unknown) => {
+    await capture.close();
+    throw error;
+  });
+  const windows: Record<string, Captured> = {};
+  const during = async (label: string, path: string, token: string, keep: (s: CapturedStatement) => boolean) => {
+    const from = capture.statements.length;
+    await getJson(base, token, path);
+    windows[label] = { path, statements: capture.statements.slice(from).filter(keep) };
+  };
+  try {
+    const list = `/executions?jobId=${jobId}&limit=${PAGE}`;
+    await during(`GET /executions?jobId=…&limit=${PAGE}`, list, adminToken, () => true);
+    const cursor = await cursorAfter(base, adminToken, jobId, PAGES_IN);
+    if (!cursor) throw new Error(`job ${jobId} has fewer than ${PAGES_IN + 1} pages of executions`);
+    const paged = `${list}&cursor=${encodeURIComponent(cursor)}`;
+    await during(
+      `GET /executions?jobId=…&limit=${PAGE}&cursor=… (page ${PAGES_IN + 1})`,
+      paged,
+      adminToken,
+      () => true,
+    );
+    await during('GET /executions/:id', `/executions/${executionId}`, adminToken, () => true);
+    const viewer = await postJson<{ token: string }>(base, adminToken, '/tokens', {
+      name: VIEWER_TOKEN_NAME,
+      role: 'viewer',
+    });
+    // ORBIT_ADMIN_TOKEN is checked in memory; a stored token is looked up on every request
+    await during('auth: stored-token lookup (viewer token)', `/executions/${executionId}`, viewer.token, (s) =>
+      /api_tokens/i.test(s.sql),
+    );
+  } finally {
+    await api.stop();
+    await capture.close();
+  }
+  for (const [label, { statements }] of Object.entries(windows)) {
+    log(`api: ${label} ran ${statements.length} statement(s)`);
+  }
+  return windows;
+}
+
+async function reportPlans(bench: Bench, plans: Record<string, Planned>): Promise<void> {
+  for (const [endpoint, { statements }] of Object.entries(plans)) {
+    if (statements.length === 0) {
+      bench.report.add({
+        scenario: 'api',
+        measure: `plan: ${endpoint}`,
+        figure: 'no statement captured',
+        target: 'index scans',
+        verdict: 'not met',
+      });
+    }
+    for (const statement of statements) {
+      let figure = statement.nodes.join(' → ');
+      let outcome: Verdict = verdict(statement.indexOnly);
+      if (!statement.indexOnly && statement.withoutSeqScan) {
+        // a sequential scan of a tiny table is the planner's right call; show that an index is there for it
+        const tables = [...new Set(statement.scans.filter((s) => s.node === 'Seq Scan').map((s) => s.relation))];
+        const counts = await Promise.all(
+          tables.map(async (t) => {
+            const { rows } = await bench.db.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM ${bench.db.escapeIdentifier(t)}`,
+            );
+            return { table: t, rows: rows[0]!.n };
+          }),
+        );
+        const small = counts.every((c) => c.rows < 1000 && c.table !== 'executions');
+        figure +=
+          ` [${counts.map((c) => `${c.table}: ${c.rows} rows`).join(', ')}; with enable_seqscan off: ` +
+          `${statement.withoutSeqScan.nodes.join(' → ')}]`;
+        if (small) outcome = 'info';
+      }
+      bench.report.add({
+        scenario: 'api',
+        measure: `plan: ${endpoint}`,
+        figure: `${figure} (${statement.executionMs.toFixed(2)} ms)`,
+        target: 'index scans, no Seq Scan',
+        verdict: outcome,
+      });
+      log(
+        `api: plan for ${endpoint}:\n  ${statement.sql}\n  params ${JSON.stringify(statement.params)}\n` +
+          statement.text.replace(/^/gm, '    '),
+      );
+    }
+  }
+}
+
+/** The nextCursor of page `pages` of a job's executions (so the page after it is page pages + 1). */
+async function cursorAfter(base: string, token: string, jobId: string, pages: number): Promise<string | null> {
+  let cursor: string | null = null;
+  for (let page = 1; page <= pages; page++) {
+    const query: string = `/executions?jobId=${jobId}&limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const body: Page = await getJson<Page>(base, token, query);
+    if (!body.nextCursor) return null;
+    cursor = body.nextCursor;
+  }
+  return cursor;
+}
+
+function load(base: string, token: string, paths: string[], seconds: number): Promise<Result> {
+  let next = 0;
+  return Promise.resolve(
+    autocannon({
+      url: base,
+      connections: CONNECTIONS,
+      duration: seconds,
+      headers: { authorization: `Bearer ${token}` },
+      requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) }],
+      warmup: { connections: CONNECTIONS, duration: 1 },
+    }),
+  );
+}
+
+async function getJson<T>(base: string, token: string, path: string): Promise<T> {
+  const response = await fetch(base + path, { headers: { authorization: `Bearer ${token}` } });
+  if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+async function postJson<T>(base: string, token: string, path: string, body: unknown): Promise<T> {
+  const response = await fetch(base + path, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (response.status !== 201) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}

@@ -1,0 +1,177 @@
+/**
+ * Targets 1 and 2: how fast real worker processes drain a burst of `true`, beside a bare Node
+ * process spawning the same commands in the same run; and how soon an idle worker starts a
+ * manual run.
+ */
+import {
+  bareNodeRate,
+  Bench,
+  clearExecutions,
+  createJob,
+  deleteJobs,
+  distribution,
+  enqueue,
+  log,
+  ms,
+  perSecond,
+  ratio,
+  sleep,
+  startOrbit,
+  unfinished,
+  until,
+  verdict,
+} from './support.js';
+
+/** Target 1: the Orbit rate at concurrency 8 is at least this share of bare Node's. */
+const BURST_TARGET_RATIO = 0.8;
+
+interface BurstResult {
+  perSecond: number;
+  seconds: number;
+  succeeded: number;
+  failed: number;
+}
+
+interface Variant {
+  label: string;
+  key: string;
+  /** One entry per worker process: its ORBIT_WORKER_CONCURRENCY. */
+  workers: number[];
+  /** The bare-Node concurrency it is compared with (the sum of the workers'). */
+  reference: number;
+  /** Whether the issue sets a target on it, or asks to report it only. */
+  target: boolean;
+}
+
+const VARIANTS: Variant[] = [
+  { label: '1 worker, concurrency 1', key: 'burst_c1', workers: [1], reference: 1, target: false },
+  { label: '1 worker, concurrency 8', key: 'burst_c8', workers: [8], reference: 8, target: true },
+  { label: '1 worker, concurrency 32', key: 'burst_c32', workers: [32], reference: 32, target: false },
+  { label: '2 workers, concurrency 8 each', key: 'burst_2x_c8', workers: [8, 8], reference: 16, target: false },
+];
+
+const PREFIX = 'bench-burst';
+
+export async function runBurst(bench: Bench): Promise<void> {
+  const { burst } = bench.settings;
+  await clearExecutions(bench.db);
+  const jobId = await createJob(bench.db, PREFIX);
+  try {
+    for (const variant of VARIANTS) {
+      log(`burst: bare Node, ${burst} × /bin/sh -c true at concurrency ${variant.reference}`);
+      const reference = await bareNodeRate(burst, variant.reference);
+      log(`burst: bare Node ${perSecond(reference)}; now Orbit, ${variant.label}`);
+      const result = await burstOnce(bench, jobId, variant.workers);
+      log(`burst: Orbit ${perSecond(result.perSecond)} (${result.seconds.toFixed(1)} s, ${result.failed} failed)`);
+      const share = result.perSecond / reference;
+      bench.report.figure(variant.key, {
+        workers: variant.workers,
+        executions: burst,
+        orbitPerSecond: result.perSecond,
+        orbitSeconds: result.seconds,
+        succeeded: result.succeeded,
+        failed: result.failed,
+        bareNodePerSecond: reference,
+        bareNodeConcurrency: variant.reference,
+        ratio: share,
+        ...(variant.target ? { target: `>= ${BURST_TARGET_RATIO}`, met: share >= BURST_TARGET_RATIO } : {}),
+      });
+      if (variant.workers.length === 1 && variant.workers[0] === 8) {
+        bench.burstRates = { orbitC8: result.perSecond, bareC8: reference };
+      }
+      bench.report.add({
+        scenario: 'burst',
+        measure: `${burst} × \`true\`, ${variant.label}`,
+        figure: perSecond(result.perSecond) + (result.failed > 0 ? ` (${result.failed} FAILED)` : ''),
+        target: variant.target
+          ? `≥ ${BURST_TARGET_RATIO} × bare Node c${variant.reference} (${perSecond(reference)})`
+          : `report; bare Node c${variant.reference} ${perSecond(reference)}`,
+        ratio: ratio(share),
+        verdict: variant.target ? verdict(share >= BURST_TARGET_RATIO && result.failed === 0) : 'info',
+      });
+    }
+  } finally {
+    await clearExecutions(bench.db);
+    await deleteJobs(bench.db, PREFIX);
+  }
+}
+
+/** Starts the workers, queues the burst in one statement, and times it until the last one finished. */
+async function burstOnce(bench: Bench, jobId: string, concurrencies: number[]): Promise<BurstResult> {
+  const { burst } = bench.settings;
+  const workers = await Promise.all(
+    concurrencies.map((concurrency, i) =>
+      startOrbit(bench, 'worker', `burst-c${concurrency}-${concurrencies.length}w-${i + 1}`, {
+        ORBIT_WORKER_CONCURRENCY: String(concurrency),
+      }),
+    ),
+  );
+  try {
+    await sleep(500); // let the workers' first claim passes and LISTENs settle
+    const begin = Date.now();
+    await enqueue(bench.db, jobId, burst);
+    bench.executionsRun += burst;
+    await until('the burst to finish', async () => (await unfinished(bench.db)) === 0, 60_000 + burst * 200);
+    const { rows } = await bench.db.query<{ last: Date; succeeded: number; failed: number }>(
+      `SELECT max(finished_at) AS last, count(*) FILTER (WHERE status = 'SUCCEEDED')::int AS succeeded,
+              count(*) FILTER (WHERE status <> 'SUCCEEDED')::int AS failed
+         FROM executions`,
+    );
+    const seconds = (rows[0]!.last.getTime() - begin) / 1000;
+    return { perSecond: burst / seconds, seconds, succeeded: rows[0]!.succeeded, failed: rows[0]!.failed };
+  } finally {
+    await Promise.all(workers.map((worker) => worker.stop()));
+    await clearExecutions(bench.db);
+  }
+}
+
+const LATENCY_P50_MS = 5;
+const LATENCY_P99_MS = 15;
+const LATENCY_SPACING_MS = 20;
+
+/** Target 2: manual runs queued 20 ms apart on an idle worker; queue (created_at) → started_at. */
+export async function runLatency(bench: Bench): Promise<void> {
+  const runs = bench.settings.latencyRuns;
+  await clearExecutions(bench.db);
+  const jobId = await createJob(bench.db, 'bench-latency');
+  const worker = await startOrbit(bench, 'worker', 'latency-worker', { ORBIT_WORKER_CONCURRENCY: '8' });
+  try {
+    await sleep(1000); // idle: the worker's start-up work is over
+    log(`latency: ${runs} manual runs, ${LATENCY_SPACING_MS} ms apart`);
+    const begin = Date.now();
+    for (let i = 0; i < runs; i++) {
+      await enqueue(bench.db, jobId, 1);
+      await sleep(Math.max(0, begin + (i + 1) * LATENCY_SPACING_MS - Date.now()));
+    }
+    bench.executionsRun += runs;
+    await until('every run to start', async () => (await unfinished(bench.db)) === 0, 60_000 + runs * 100);
+    const { rows } = await bench.db.query<{ ms: number; backlog: number }>(
+      `SELECT (extract(epoch FROM e.started_at - e.created_at) * 1000)::float8 AS ms,
+              (SELECT count(*)::int FROM executions o
+                WHERE o.created_at < e.created_at AND o.finished_at > e.created_at) AS backlog
+         FROM executions e`,
+    );
+    const latency = distribution(rows.map((r) => r.ms));
+    // the worker is idle only if it keeps up: how many earlier runs were still unfinished when each was queued
+    const backlog = distribution(rows.map((r) => r.backlog));
+    bench.report.figure('idleLatencyMs', { runs, spacingMs: LATENCY_SPACING_MS, ...latency, unfinishedAhead: backlog });
+    bench.report.add({
+      scenario: 'latency',
+      measure: `queue → startedAt p50, idle worker, ${runs} runs ${LATENCY_SPACING_MS} ms apart`,
+      figure: ms(latency.p50),
+      target: `≤ ${LATENCY_P50_MS} ms`,
+      verdict: verdict(latency.p50 <= LATENCY_P50_MS),
+    });
+    bench.report.add({
+      scenario: 'latency',
+      measure: `queue → startedAt p99 (max ${ms(latency.max)}; earlier runs unfinished at queueing: p50 ${backlog.p50}, max ${backlog.max})`,
+      figure: ms(latency.p99),
+      target: `≤ ${LATENCY_P99_MS} ms`,
+      verdict: verdict(latency.p99 <= LATENCY_P99_MS),
+    });
+  } finally {
+    await worker.stop();
+    await clearExecutions(bench.db);
+    await deleteJobs(bench.db, 'bench-latency');
+  }
+}
