@@ -40,8 +40,11 @@ export abstract class JobRepository {
 
   /** Enabled live jobs whose next slot is due, locked for this transaction; rows others hold are skipped. */
   abstract lockDue(now: Date, limit: number): Promise<Job[]>;
-  /** Stores the scheduler's move of `nextRunAt`: not a change of the job, so no new version. */
-  abstract saveSchedule(job: Job): Promise<void>;
+  /**
+   * Stores the scheduler's moves of `nextRunAt`, in one statement: not a change of the jobs,
+   * so no new version, no new `updatedAt` and no change notification.
+   */
+  abstract saveSchedules(jobs: readonly Job[]): Promise<void>;
   /** The earliest next slot of any enabled live job. */
   abstract earliestNextRun(): Promise<Date | null>;
 }

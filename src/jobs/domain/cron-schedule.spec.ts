@@ -1,3 +1,4 @@
+import { Cron } from 'croner';
 import fc from 'fast-check';
 import { InvalidArgumentError } from '../../shared/domain/domain-errors.js';
 import { canonicalTimezone, CronSchedule } from './cron-schedule.js';
@@ -142,6 +143,47 @@ describe('nextAfter', () => {
         },
       ),
       { numRuns: 200 },
+    );
+  });
+});
+
+describe('a parsed schedule is shared, and remembers its answers', () => {
+  it('parsing the same expression in the same zone again gives the same schedule', () => {
+    const schedule = CronSchedule.parse('0 9 * * 1-5', 'Europe/Berlin');
+
+    expect(CronSchedule.parse('  0 9  * * 1-5 ', 'Europe/Berlin')).toBe(schedule);
+    const elsewhere = CronSchedule.parse('0 9 * * 1-5', 'America/New_York');
+    expect(elsewhere).not.toBe(schedule);
+    expect(elsewhere.nextAfter(at('2026-01-05T00:00:00Z'))).toEqual(at('2026-01-05T14:00:00Z'));
+    expect(schedule.nextAfter(at('2026-01-05T00:00:00Z'))).toEqual(at('2026-01-05T08:00:00Z'));
+  });
+
+  it('an invalid expression is refused every time it is parsed', () => {
+    for (const _ of [1, 2]) expect(() => utc('61 * * * *')).toThrow(InvalidArgumentError);
+  });
+
+  it('each answer is a date of its own: changing one leaves the next answer alone', () => {
+    const schedule = utc('*/15 * * * *');
+    const first = schedule.nextAfter(at('2026-01-10T10:17:00Z'))!;
+    const latest = schedule.latestAtOrBefore(at('2026-01-10T10:17:00Z'))!;
+    first.setTime(0);
+    latest.setTime(0);
+
+    expect(schedule.nextAfter(at('2026-01-10T10:17:00Z'))).toEqual(at('2026-01-10T10:30:00Z'));
+    expect(schedule.latestAtOrBefore(at('2026-01-10T10:17:00Z'))).toEqual(at('2026-01-10T10:15:00Z'));
+  });
+
+  it("remembered answers are croner's, asked once or many times", () => {
+    const expressions = ['*/15 * * * *', '30 2 * * *', '0 9 * * 1-5'];
+    const instants = fc.integer({ min: Date.parse('2026-01-01T00:00:00Z'), max: Date.parse('2027-01-01T00:00:00Z') });
+    fc.assert(
+      fc.property(fc.constantFrom(...expressions), fc.array(instants, { minLength: 1, maxLength: 5 }), (e, list) => {
+        const fresh = new Cron(e, { timezone: 'Europe/Berlin', paused: true, mode: '5-or-6-parts' });
+        for (const instant of [...list, ...list]) {
+          expect(berlin(e).nextAfter(new Date(instant))).toEqual(fresh.nextRun(new Date(instant)));
+        }
+      }),
+      { numRuns: 100 },
     );
   });
 });

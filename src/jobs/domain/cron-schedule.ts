@@ -3,6 +3,12 @@ import { InvalidArgumentError } from '../../shared/domain/domain-errors.js';
 
 const MACROS = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@hourly']);
 
+/** Parsed schedules kept per (zone, expression): every job of a thundering herd shares one. */
+const PARSED_LIMIT = 1000;
+const parsed = new Map<string, CronSchedule>();
+/** Answers kept per schedule: jobs sharing it ask for the same instants in one scheduler pass. */
+const ANSWERS_LIMIT = 64;
+
 /**
  * A cron expression bound to an IANA time zone. Parsing and the DST rule are croner's: a
  * field counts as a fixed time only when second, minute and hour each hold one value
@@ -11,8 +17,14 @@ const MACROS = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@daily',
  * other expression (steps, lists, ranges, `*`) fires at each real instant whose local time
  * matches: in a gap the missing local times do not fire, in an overlap both passes do.
  * Either way no instant fires twice.
+ *
+ * A schedule is immutable, so parses and the answers of `nextAfter` and `latestAtOrBefore`
+ * are cached: croner's zone arithmetic costs tens of microseconds per call, and a pass over
+ * thousands of jobs with one expression would otherwise repeat it for each.
  */
 export class CronSchedule {
+  private readonly answers = new Map<string, Date | null>();
+
   private constructor(
     readonly expression: string,
     readonly timezone: string,
@@ -24,6 +36,17 @@ export class CronSchedule {
       throw new InvalidArgumentError('cronExpression must not be blank', 'cronExpression');
     }
     const text = expression.trim().replace(/\s+/g, ' ');
+    const key = `${timezone} ${text}`;
+    let schedule = parsed.get(key);
+    if (!schedule) {
+      schedule = CronSchedule.compile(text, timezone);
+      if (parsed.size >= PARSED_LIMIT) parsed.delete(parsed.keys().next().value!);
+      parsed.set(key, schedule);
+    }
+    return schedule;
+  }
+
+  private static compile(text: string, timezone: string): CronSchedule {
     if (text.startsWith('@')) {
       if (!MACROS.has(text.toLowerCase())) {
         throw new InvalidArgumentError(
@@ -53,7 +76,7 @@ export class CronSchedule {
 
   /** The first fire time strictly after `instant`, or null when there is none. */
   nextAfter(instant: Date): Date | null {
-    return this.cron.nextRun(instant);
+    return this.remembered(`>${instant.getTime()}`, () => this.cron.nextRun(instant));
   }
 
   /** The next `count` fire times strictly after `instant`. */
@@ -65,7 +88,7 @@ export class CronSchedule {
   latestAtOrBefore(instant: Date): Date | null {
     // croner looks back from whole seconds, strictly before the one given; slots are whole seconds
     const nextSecond = Math.floor(instant.getTime() / 1000) * 1000 + 1000;
-    return this.cron.previousRuns(1, new Date(nextSecond))[0] ?? null;
+    return this.remembered(`<${nextSecond}`, () => this.cron.previousRuns(1, new Date(nextSecond))[0] ?? null);
   }
 
   /** Fire times in (after, until], at most `limit` of them, oldest first. */
@@ -76,6 +99,17 @@ export class CronSchedule {
       slots.push(cursor);
     }
     return slots;
+  }
+
+  /** The cached answer, computed on the first ask; a copy, since callers keep the dates they get. */
+  private remembered(key: string, compute: () => Date | null): Date | null {
+    let answer = this.answers.get(key);
+    if (answer === undefined) {
+      answer = compute();
+      if (this.answers.size >= ANSWERS_LIMIT) this.answers.clear();
+      this.answers.set(key, answer);
+    }
+    return answer && new Date(answer.getTime());
   }
 }
 
