@@ -173,5 +173,6 @@ function send(message) {
 function flush() {
   const messages = outbox;
   outbox = [];
-  if (process.connected) process.send(messages);
+  // the worker may be going away: a failed send is its business (the disconnect handler kills the commands)
+  if (process.connected) process.send(messages, () => undefined);
 }
