@@ -1,7 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AuditModule } from './audit/audit.module.js';
-import { AuditInterceptor } from './audit/http/audit.interceptor.js';
 import { AuthModule } from './auth/auth.module.js';
 import { AuthGuard } from './auth/http/auth.guard.js';
 import { RateLimitGuard } from './auth/http/rate-limit.guard.js';
@@ -34,7 +33,6 @@ export class AppModule {
         { provide: APP_FILTER, useClass: ErrorFilter },
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useExisting: AuthGuard },
-        { provide: APP_INTERCEPTOR, useExisting: AuditInterceptor },
       ],
     };
   }

@@ -2,6 +2,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import { OrbitConfig } from './config/orbit-config.js';
+import { RequestLog } from './observability/http/request-log.js';
 import { BodyShapePipe } from './shared/http/body-shape.pipe.js';
 import { validationPipe } from './shared/http/validation.js';
 
@@ -16,6 +17,11 @@ const docsHeaders = helmet({ contentSecurityPolicy: { directives: { 'script-src'
  */
 export function configureHttp(app: NestExpressApplication): NestExpressApplication {
   const config = app.get(OrbitConfig);
+  app.use(app.get(RequestLog).handle);
+  // No ETag: hashing every JSON answer to support If-None-Match costs each request, and the
+  // answers (lists, executions in progress) change too often for clients to revalidate them.
+  app.set('etag', false);
+  app.disable('x-powered-by'); // helmet would remove it from every answer anyway
   app.use((request: { path: string }, response: unknown, next: () => void) =>
     (request.path.startsWith('/docs') ? docsHeaders : strictHeaders)(request as never, response as never, next),
   );

@@ -797,6 +797,12 @@ describe('hardening', () => {
     expect(res.headers['x-powered-by']).toBeUndefined();
   });
 
+  it('answers carry no ETag: JSON answers are not hashed for conditional requests', async () => {
+    const res = await admin('get', '/jobs');
+    expect(res.status).toBe(200);
+    expect(res.headers.etag).toBeUndefined();
+  });
+
   it('CORS is off by default: no access-control-allow-origin, also not on a preflight', async () => {
     const res = await admin('get', '/jobs').set('Origin', 'https://evil.example');
     expect(res.status).toBe(200);
@@ -866,6 +872,33 @@ describe('rate limit', () => {
 
     const other = await send(t, 'get', '/jobs', bearer(issued.body.token as string));
     expect(other.status).toBe(200);
+  });
+});
+
+describe('rate limit keys', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp({ asAdmin: false, env: { ORBIT_RATE_LIMIT_PER_MINUTE: '3' } });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('a token counts as one however its scheme is spelled; requests without a bearer token count by address', async () => {
+    const left = 60_000 - (Date.now() % 60_000);
+    if (left < 10_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+
+    for (const scheme of ['Bearer', 'bearer', 'BEARER']) {
+      expect((await send(t, 'get', '/jobs', `${scheme} ${TEST_ADMIN_TOKEN}`)).status).toBe(200);
+    }
+    expectError(await send(t, 'get', '/jobs', `bearer ${TEST_ADMIN_TOKEN}`), 429, 'Too Many Requests');
+
+    for (const authorization of [undefined, 'Basic dXNlcjpwYXNz', 'Bearer']) {
+      expectError(await send(t, 'get', '/jobs', authorization), 401, 'Unauthorized');
+    }
+    expectError(await send(t, 'get', '/jobs'), 429, 'Too Many Requests');
   });
 });
 

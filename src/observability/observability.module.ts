@@ -5,6 +5,7 @@ import type { Logger as PinoRoot } from 'pino';
 import { ExecutionMetrics } from '../executions/application/execution-metrics.js';
 import { HealthController } from './http/health.controller.js';
 import { MetricsController } from './http/metrics.controller.js';
+import { RequestLog, ROOT_LOGGER } from './http/request-log.js';
 import { PromMetrics } from './infrastructure/prom-metrics.js';
 
 /** Logs (pino), metrics (Prometheus) and health checks (terminus). */
@@ -16,18 +17,17 @@ export class ObservabilityModule {
       module: ObservabilityModule,
       imports: [
         TerminusModule.forRoot({ logger: false }),
-        LoggerModule.forRoot({
-          pinoHttp: {
-            logger,
-            // one line per request at debug; health checks and scrapes are not worth a line
-            customLogLevel: (_request, response, error) => (error || response.statusCode >= 500 ? 'error' : 'debug'),
-            autoLogging: { ignore: (request) => /^\/(health|metrics)/.test(request.url ?? '') },
-          },
-        }),
+        // nestjs-pino is Nest's logger; requests are logged by RequestLog, not by its pino-http middleware
+        LoggerModule.forRoot({ pinoHttp: { logger }, forRoutes: [] }),
       ],
       controllers: [HealthController, MetricsController],
-      providers: [PromMetrics, { provide: ExecutionMetrics, useExisting: PromMetrics }],
-      exports: [ExecutionMetrics, PromMetrics],
+      providers: [
+        PromMetrics,
+        { provide: ExecutionMetrics, useExisting: PromMetrics },
+        { provide: ROOT_LOGGER, useValue: logger },
+        RequestLog,
+      ],
+      exports: [ExecutionMetrics, PromMetrics, RequestLog],
     };
   }
 }

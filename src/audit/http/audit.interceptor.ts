@@ -5,11 +5,13 @@ import { from, mergeMap, Observable } from 'rxjs';
 import type { AuthenticatedRequest } from '../../auth/http/auth.decorators.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { AuditedAction, AuditLog } from '../application/audit-log.js';
-import { AUDITED } from './audited.decorator.js';
+
+/** Metadata key of the action an audited handler records (see Audited). */
+export const AUDITED = 'orbit:audited';
 
 /**
  * After an audited endpoint succeeded: who (the token's name), what, on which id, when.
- * A refused request records nothing.
+ * A refused request records nothing. Bound by @Audited to the handlers it audits.
  */
 @Injectable()
 export class AuditInterceptor implements NestInterceptor {

@@ -1,7 +1,13 @@
-import { SetMetadata } from '@nestjs/common';
+import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
 import type { AuditedAction } from '../application/audit-log.js';
+import { AUDITED, AuditInterceptor } from './audit.interceptor.js';
 
-export const AUDITED = 'orbit:audited';
+export { AUDITED };
 
-/** Records the action in the audit trail once the request succeeded. */
-export const Audited = (action: AuditedAction) => SetMetadata(AUDITED, action);
+/**
+ * Records the action in the audit trail once the request succeeded. The interceptor is bound
+ * to the audited handlers only: every other request (all reads) skips Nest's interceptor
+ * pipeline, an rxjs chain built per request.
+ */
+export const Audited = (action: AuditedAction) =>
+  applyDecorators(SetMetadata(AUDITED, action), UseInterceptors(AuditInterceptor));

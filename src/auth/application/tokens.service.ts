@@ -15,12 +15,16 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 @Injectable()
 export class TokensService {
   private readonly logger = new Logger('Auth');
+  /** SHA-256 of ORBIT_ADMIN_TOKEN, computed once: requests compare hashes, in constant time. */
+  private readonly adminHash: Buffer | null;
 
   constructor(
     private readonly tokens: TokenRepository,
     private readonly clock: Clock,
     private readonly config: OrbitConfig,
-  ) {}
+  ) {
+    this.adminHash = config.adminToken ? Buffer.from(hashSecret(config.adminToken), 'hex') : null;
+  }
 
   async issue(name: unknown, role: unknown): Promise<{ token: ApiToken; secret: string }> {
     const issued = ApiToken.issue(name, role, this.clock.now());
@@ -37,11 +41,15 @@ export class TokensService {
     if (!(await this.tokens.revoke(id, this.clock.now()))) throw new NotFoundError(`Token ${id} not found`);
   }
 
-  /** The caller behind a bearer secret, or null for an unknown or revoked one. */
-  async authenticate(secret: string): Promise<Principal | null> {
-    const admin = this.config.adminToken;
-    if (admin && sameSecret(secret, admin)) return { tokenId: null, name: 'ORBIT_ADMIN_TOKEN', role: 'admin' };
-    const token = await this.tokens.findLiveByHash(hashSecret(secret));
+  /**
+   * The caller behind a bearer secret, or null for an unknown or revoked one. `hash` is the
+   * secret's hashSecret, when the caller has it already.
+   */
+  async authenticate(secret: string, hash = hashSecret(secret)): Promise<Principal | null> {
+    if (this.adminHash && timingSafeEqual(Buffer.from(hash, 'hex'), this.adminHash)) {
+      return { tokenId: null, name: 'ORBIT_ADMIN_TOKEN', role: 'admin' };
+    }
+    const token = await this.tokens.findLiveByHash(hash);
     return token ? { tokenId: token.id, name: token.name, role: token.role } : null;
   }
 
@@ -68,10 +76,4 @@ export class TokensService {
       );
     });
   }
-}
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(hashSecret(given), 'hex');
-  const b = Buffer.from(hashSecret(expected), 'hex');
-  return timingSafeEqual(a, b);
 }

@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { TokensService } from '../application/tokens.service.js';
 import { Role, roleIncludes } from '../domain/role.js';
 import { AuthenticatedRequest, MIN_ROLE, PUBLIC } from './auth.decorators.js';
+import { bearerOf } from './bearer.js';
 
 /** Every endpoint needs `Authorization: Bearer <token>` (401) with a role that includes the endpoint's (403). */
 @Injectable()
@@ -16,10 +17,9 @@ export class AuthGuard implements CanActivate {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC, targets)) return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const header = request.headers.authorization;
-    const match = typeof header === 'string' ? /^Bearer (\S+)$/i.exec(header.trim()) : null;
-    if (!match) throw new UnauthorizedException('Missing bearer token: send Authorization: Bearer <token>');
-    const principal = await this.tokens.authenticate(match[1]!);
+    const bearer = bearerOf(request);
+    if (!bearer) throw new UnauthorizedException('Missing bearer token: send Authorization: Bearer <token>');
+    const principal = await this.tokens.authenticate(bearer.secret, bearer.hash);
     if (!principal) throw new UnauthorizedException('Unknown or revoked token');
     const needed =
       this.reflector.getAllAndOverride<Role>(MIN_ROLE, targets) ?? (request.method === 'GET' ? 'viewer' : 'admin');

@@ -1,12 +1,14 @@
-import { createHash } from 'node:crypto';
 import { CanActivate, ExecutionContext, HttpException, HttpStatus, Injectable } from '@nestjs/common';
 import { OrbitConfig } from '../../config/orbit-config.js';
+import { AuthenticatedRequest } from './auth.decorators.js';
+import { bearerOf } from './bearer.js';
 
 const WINDOW_MS = 60_000;
 
 /**
  * At most ORBIT_RATE_LIMIT_PER_MINUTE requests per token per minute on this node (a request
- * without a token counts against its address); beyond that, 429 until the window turns.
+ * without a bearer token counts against its address); beyond that, 429 until the window turns.
+ * Tokens are counted by their hash, which the auth guard then reuses (see bearerOf).
  * (@nestjs/throttler would do, but its CommonJS build cannot load NestJS 12 under Jest.)
  */
 @Injectable()
@@ -24,7 +26,7 @@ export class RateLimitGuard implements CanActivate {
       this.window = window;
       this.counts = new Map();
     }
-    const key = this.keyOf(context.switchToHttp().getRequest<{ headers: Record<string, unknown>; ip?: string }>());
+    const key = this.keyOf(context.switchToHttp().getRequest<AuthenticatedRequest & { ip?: string }>());
     const count = (this.counts.get(key) ?? 0) + 1;
     this.counts.set(key, count);
     if (count > limit) {
@@ -33,10 +35,8 @@ export class RateLimitGuard implements CanActivate {
     return true;
   }
 
-  private keyOf(request: { headers: Record<string, unknown>; ip?: string }): string {
-    const authorization = request.headers.authorization;
-    return typeof authorization === 'string' && authorization !== ''
-      ? `token:${createHash('sha256').update(authorization).digest('hex')}`
-      : `address:${request.ip ?? 'unknown'}`;
+  private keyOf(request: AuthenticatedRequest & { ip?: string }): string {
+    const bearer = bearerOf(request);
+    return bearer ? `token:${bearer.hash}` : `address:${request.ip ?? 'unknown'}`;
   }
 }

@@ -21,6 +21,7 @@ import { Clock } from '../../shared/domain/clock.js';
 import { DomainError } from '../../shared/domain/domain-errors.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { EmptyBodyDto } from '../../shared/http/empty-body.dto.js';
+import { requestRef } from '../../shared/http/request-ref.js';
 import { ExecutionsService } from '../application/executions.service.js';
 import { followOutput, OutputEvent } from '../application/output-stream.js';
 import { ExecutionOutputResponse, ExecutionPageResponse, ExecutionResponse } from './dto/execution.response.js';
@@ -164,7 +165,10 @@ export class ExecutionsController implements BeforeApplicationShutdown {
     } catch (error) {
       if (!stop.signal.aborted) {
         const known = error instanceof DomainError;
-        if (!known) this.logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+        if (!known) {
+          const msg = error instanceof Error ? (error.stack ?? error.message) : String(error);
+          this.logger.error({ req: requestRef(request), msg });
+        }
         const message = known ? error.message : 'Internal server error';
         response.write(`event: error\ndata: ${JSON.stringify({ message })}\n\n`);
       }

@@ -14,6 +14,7 @@ import {
   InvalidArgumentError,
   NotFoundError,
 } from '../domain/domain-errors.js';
+import { requestRef } from './request-ref.js';
 
 const STATUS_OF: Array<[new (...args: never[]) => DomainError, HttpStatus]> = [
   [IllegalTransitionError, HttpStatus.CONFLICT],
@@ -37,11 +38,11 @@ export class ErrorFilter implements ExceptionFilter {
       response.status(503).json(exception.getResponse()); // a health check's own report, as terminus shapes it
       return;
     }
-    const { statusCode, message } = this.describe(exception);
+    const { statusCode, message } = this.describe(exception, host.switchToHttp().getRequest());
     response.status(statusCode).json({ statusCode, message, error: reasonPhrase(statusCode) });
   }
 
-  private describe(exception: unknown): { statusCode: number; message: string } {
+  private describe(exception: unknown, request: object): { statusCode: number; message: string } {
     if (exception instanceof DomainError) {
       const status = STATUS_OF.find(([kind]) => exception instanceof kind)?.[1] ?? HttpStatus.BAD_REQUEST;
       return { statusCode: status, message: exception.message };
@@ -63,10 +64,16 @@ export class ErrorFilter implements ExceptionFilter {
       return { statusCode: exception.getStatus(), message };
     }
     if (databaseUnavailable(exception)) {
-      this.logger.warn(`Database unavailable: ${exception instanceof Error ? exception.message : String(exception)}`);
+      this.logger.warn({
+        req: requestRef(request),
+        msg: `Database unavailable: ${exception instanceof Error ? exception.message : String(exception)}`,
+      });
       return { statusCode: HttpStatus.SERVICE_UNAVAILABLE, message: 'The database is unavailable; try again shortly' };
     }
-    this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+    this.logger.error({
+      req: requestRef(request),
+      msg: exception instanceof Error ? (exception.stack ?? exception.message) : String(exception),
+    });
     return { statusCode: HttpStatus.INTERNAL_SERVER_ERROR, message: 'Internal server error' };
   }
 }

@@ -1,0 +1,52 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Inject, Injectable } from '@nestjs/common';
+import pino, { type Logger as PinoRoot } from 'pino';
+
+export const ROOT_LOGGER = Symbol('orbit:root-logger');
+
+/** Health checks and scrapes are not worth a line. */
+const UNLOGGED = /^\/(health|metrics)/;
+const MAX_ID = 2_147_483_647;
+
+/** `id` as pino-http numbered requests: 1, 2, 3, … per process (or one set before). */
+type LoggedRequest = Omit<IncomingMessage, 'id'> & { id?: unknown };
+
+/**
+ * One line per request once it is answered: `debug` normally, `error` for a 5xx, in the shape
+ * pino-http wrote (`req` with id, method, url and redacted headers, `res`, `responseTime`).
+ * Unlike pino-http, nothing is serialized unless the line is actually written: at the default
+ * level a request costs an id, a timestamp and one listener.
+ */
+@Injectable()
+export class RequestLog {
+  private readonly log: PinoRoot;
+  private lastId = 0;
+
+  constructor(@Inject(ROOT_LOGGER) root: PinoRoot) {
+    this.log = root.child({}, { serializers: { req: pino.stdSerializers.req, res: pino.stdSerializers.res } });
+  }
+
+  /** Express middleware: mount it before anything else, so that the time covers the whole request. */
+  readonly handle = (req: LoggedRequest, res: ServerResponse, next: () => void): void => {
+    req.id ??= this.lastId = (this.lastId + 1) & MAX_ID;
+    if (!UNLOGGED.test(req.url ?? '')) {
+      const started = Date.now();
+      // a ServerResponse always emits `close` last, whether it was answered or the client went away
+      res.on('close', () => this.written(req, res, started));
+    }
+    next();
+  };
+
+  private written(req: LoggedRequest, res: ServerResponse, started: number): void {
+    const error = res.statusCode >= 500;
+    const level = error ? 'error' : 'debug';
+    if (!this.log.isLevelEnabled(level)) return;
+    const responseTime = Date.now() - started;
+    const message = error
+      ? 'request errored'
+      : !req.readableAborted && res.writableEnded
+        ? 'request completed'
+        : 'request aborted';
+    this.log[level]({ req, res, responseTime }, message);
+  }
+}
