@@ -110,16 +110,19 @@ describe('the scheduler, driven pass by pass with a fake clock', () => {
   });
 
   describe('slots', () => {
-    it('fires one QUEUED SCHEDULE execution per slot when the clock reaches it, never before, never twice', async () => {
+    it('queues one SCHEDULE execution per slot, due at the slot, the schedule lead before it: never earlier, never twice', async () => {
+      const lead = t!.config.scheduleLeadMs;
+      expect(lead).toBe(250);
       const job = await n.createJob('*/10 * * * * *', { command: 'echo slot', maxRetries: 2, timeoutSeconds: 30 });
       expect(job.nextRunAt).toEqual(plus(T0, 10 * SECOND));
 
       for (const k of [1, 2, 3]) {
         const slot = plus(T0, k * 10 * SECOND);
-        expect(await n.passAt(plus(slot, -1))).toEqual({ jobs: 0, fired: 0 });
+        const queuedAt = plus(slot, -lead);
+        expect(await n.passAt(plus(queuedAt, -1))).toEqual({ jobs: 0, fired: 0 });
         expect(await n.executionsOf(job.id)).toHaveLength(k - 1);
 
-        expect(await n.passAt(slot)).toEqual({ jobs: 1, fired: 1 });
+        expect(await n.passAt(queuedAt)).toEqual({ jobs: 1, fired: 1 });
         const executions = await n.executionsOf(job.id);
         expect(executions).toHaveLength(k);
         expect(executions[k - 1]).toMatchObject({
@@ -127,7 +130,7 @@ describe('the scheduler, driven pass by pass with a fake clock', () => {
           trigger: 'SCHEDULE',
           scheduled_for: slot,
           due_at: slot,
-          created_at: slot,
+          created_at: queuedAt,
           status: 'QUEUED',
           attempt: 1,
           command: 'echo slot',
@@ -140,6 +143,38 @@ describe('the scheduler, driven pass by pass with a fake clock', () => {
         expect(await n.executionsOf(job.id)).toHaveLength(k);
         expect(await n.nextRunAt(job.id)).toEqual(plus(slot, 10 * SECOND));
       }
+    });
+
+    it('a lead covering several slots queues each of them once; the next slot is the first after the last queued', async () => {
+      const job = await n.createJob('* * * * * *');
+      const lead = t!.config.scheduleLeadMs;
+      // a pass late by more than a second catches up, and reaches ahead as far as the lead
+      expect(await n.passAt(plus(T0, 2 * SECOND + 1000 - lead))).toEqual({ jobs: 1, fired: 3 });
+      expect(await n.slotsOf(job.id)).toEqual(iso([plus(T0, SECOND), plus(T0, 2 * SECOND), plus(T0, 3 * SECOND)]));
+      expect(await n.nextRunAt(job.id)).toEqual(plus(T0, 4 * SECOND));
+      expect(await n.passAt(plus(T0, 3 * SECOND))).toEqual({ jobs: 0, fired: 0 });
+    });
+
+    it.each(['FORBID', 'REPLACE'] as const)(
+      '%s jobs fire at their slot, not ahead of it: what is still active is decided then',
+      async (concurrencyPolicy) => {
+        const job = await n.createJob('*/10 * * * * *', { concurrencyPolicy });
+        const slot = plus(T0, 10 * SECOND);
+        expect(await n.passAt(plus(slot, -1))).toEqual({ jobs: 0, fired: 0 });
+        expect(await n.passAt(slot)).toEqual({ jobs: 1, fired: 1 });
+        expect(await n.executionsOf(job.id)).toMatchObject([{ scheduled_for: slot, due_at: slot, created_at: slot }]);
+      },
+    );
+
+    it('the loop next passes the lead before an ALLOW slot, and at a FORBID slot', async () => {
+      const lead = t!.config.scheduleLeadMs;
+      const passes = (n.scheduler as unknown as { passes(): Promise<Date | null> }).passes.bind(n.scheduler);
+      await n.createJob('0 * * * * *', { concurrencyPolicy: 'FORBID' });
+      expect(await passes()).toEqual(plus(T0, MINUTE));
+      await n.createJob('0 * * * * *');
+      expect(await passes()).toEqual(plus(T0, MINUTE - lead));
+      await n.createJob('30 * * * * *', { concurrencyPolicy: 'REPLACE' });
+      expect(await passes()).toEqual(plus(T0, 30 * SECOND));
     });
   });
 

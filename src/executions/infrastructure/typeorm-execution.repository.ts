@@ -143,12 +143,10 @@ export class TypeOrmExecutionRepository extends ExecutionRepository {
   }
 
   async earliestDue(): Promise<Date | null> {
-    const row = await this.repo()
-      .createQueryBuilder('e')
-      .select('min(e.due_at)', 'due')
-      .where('e.status = :queued', { queued: ExecutionStatus.QUEUED })
-      .getRawOne<{ due: Date | null }>();
-    return row?.due ? new Date(row.due) : null;
+    const [row] = await this.db.rows<{ due: Date | null }>(
+      `SELECT min(due_at) AS due FROM executions WHERE status = 'QUEUED'`,
+    );
+    return row?.due ?? null;
   }
 
   private async lockRunning(condition: string, now: Date, limit: number): Promise<Execution[]> {

@@ -38,13 +38,16 @@ export abstract class JobRepository {
   /** Counts and duration percentiles of the job's executions created at or after `since`. */
   abstract executionStats(jobId: string, since: Date): Promise<JobExecutionStats>;
 
-  /** Enabled live jobs whose next slot is due, locked for this transaction; rows others hold are skipped. */
-  abstract lockDue(now: Date, limit: number): Promise<Job[]>;
+  /**
+   * Enabled live jobs whose next slot is due at `now` (ALLOW jobs: within `leadMs` after it),
+   * locked for this transaction; rows others hold are skipped.
+   */
+  abstract lockDue(now: Date, limit: number, leadMs: number): Promise<Job[]>;
   /**
    * Stores the scheduler's moves of `nextRunAt`, in one statement: not a change of the jobs,
    * so no new version, no new `updatedAt` and no change notification.
    */
   abstract saveSchedules(jobs: readonly Job[]): Promise<void>;
-  /** The earliest next slot of any enabled live job. */
-  abstract earliestNextRun(): Promise<Date | null>;
+  /** When the scheduler must next pass: the earliest next slot of any enabled live job, `leadMs` before it for ALLOW jobs. */
+  abstract earliestNextRun(leadMs: number): Promise<Date | null>;
 }

@@ -451,3 +451,36 @@ describe('Job.planFrom', () => {
     expect(schedule.timezone).toBe('Europe/Berlin');
   });
 });
+
+describe('Job.dueSlots', () => {
+  const at = (iso: string) => new Date(`2026-01-10T${iso}Z`);
+  const everyMinute = () => Job.create(newJob({ cronExpression: '* * * * *' }), at('10:16:30.000'));
+
+  it('fires nothing before the next slot, the slot itself once it is reached', () => {
+    const job = everyMinute();
+    expect(job.dueSlots(at('10:16:59.999'), 5000)).toEqual({ fire: [], missed: 0 });
+    expect(job.dueSlots(at('10:17:00.000'), 5000)).toEqual({ fire: [at('10:17:00.000')], missed: 0 });
+  });
+
+  it('fires slots up to `until` ahead of their time, and the ones a short stall left behind', () => {
+    const job = everyMinute();
+    expect(job.dueSlots(at('10:16:59.700'), 5000, at('10:16:59.999'))).toEqual({ fire: [], missed: 0 });
+    expect(job.dueSlots(at('10:16:59.750'), 5000, at('10:17:00.000'))).toEqual({
+      fire: [at('10:17:00.000')],
+      missed: 0,
+    });
+    expect(job.dueSlots(at('10:17:02.000'), 5000, at('10:18:00.000'))).toEqual({
+      fire: [at('10:17:00.000'), at('10:18:00.000')],
+      missed: 0,
+    });
+  });
+
+  it('judges a misfire at `now`, not at `until`', () => {
+    const job = everyMinute();
+    expect(job.dueSlots(at('10:17:04.000'), 5000, at('10:17:06.000')).missed).toBe(0);
+    expect(job.dueSlots(at('10:19:30.000'), 5000, at('10:19:31.000'))).toEqual({
+      fire: [at('10:19:00.000')],
+      missed: 2,
+    });
+  });
+});

@@ -83,17 +83,19 @@ export class Job {
   }
 
   /**
-   * The slots due at `now`. A slot reached within `misfireThresholdMs` of its time fires, and
-   * so do the later ones (a short stall catches up). When the oldest due slot is later than
-   * that, no scheduler ran at its time: that is a misfire, and the missed slots collapse to
-   * one run of the most recent slot (RUN_ONCE) or to none (SKIP).
+   * The slots due at `now`, and those up to `until` when they are fired ahead of their time. A
+   * slot reached within `misfireThresholdMs` of its time fires, and so do the later ones (a
+   * short stall catches up). When the oldest due slot is later than that, no scheduler ran at
+   * its time: that is a misfire, and the missed slots collapse to one run of the most recent
+   * slot (RUN_ONCE) or to none (SKIP).
    */
-  dueSlots(now: Date, misfireThresholdMs: number): FirePlan {
+  dueSlots(now: Date, misfireThresholdMs: number, until: Date = now): FirePlan {
     const first = this.props.nextRunAt;
-    if (!this.props.enabled || !first || first > now) return { fire: [], missed: 0 };
+    const horizon = until > now ? until : now;
+    if (!this.props.enabled || !first || first > horizon) return { fire: [], missed: 0 };
     const schedule = this.schedule();
     if (now.getTime() - first.getTime() <= misfireThresholdMs) {
-      return { fire: [first, ...schedule.between(first, now, MAX_SLOTS_PER_PASS - 1)], missed: 0 };
+      return { fire: [first, ...schedule.between(first, horizon, MAX_SLOTS_PER_PASS - 1)], missed: 0 };
     }
     const latest = schedule.latestAtOrBefore(now) ?? first;
     const missed = schedule.between(first, latest, MAX_SLOTS_PER_PASS).length + 1;

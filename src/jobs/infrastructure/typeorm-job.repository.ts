@@ -106,15 +106,16 @@ export class TypeOrmJobRepository extends JobRepository {
   }
 
   /** Raw SQL: hydrating thousands of locked rows through the query builder costs more than the query. */
-  async lockDue(now: Date, limit: number): Promise<Job[]> {
+  async lockDue(now: Date, limit: number, leadMs: number): Promise<Job[]> {
     const rows = await this.db.rows<JobOrmEntity>(
       `SELECT ${JOB_COLUMNS}
          FROM jobs
-        WHERE enabled AND deleted_at IS NULL AND next_run_at <= $1
+        WHERE enabled AND deleted_at IS NULL AND next_run_at <= $2
+          AND (next_run_at <= $1 OR concurrency_policy = 'ALLOW')
         ORDER BY next_run_at
-        LIMIT $2
+        LIMIT $3
           FOR UPDATE SKIP LOCKED`,
-      [now, limit],
+      [now, new Date(now.getTime() + leadMs), limit],
     );
     return rows.map(JobMapper.toDomain);
   }
@@ -130,13 +131,19 @@ export class TypeOrmJobRepository extends JobRepository {
     );
   }
 
-  async earliestNextRun(): Promise<Date | null> {
-    const row = await this.repo()
-      .createQueryBuilder('job')
-      .select('min(job.next_run_at)', 'next')
-      .where('job.enabled AND job.deleted_at IS NULL')
-      .getRawOne<{ next: Date | null }>();
-    return row?.next ? new Date(row.next) : null;
+  async earliestNextRun(leadMs: number): Promise<Date | null> {
+    // each side walks jobs_due_idx from its start; LEAST ignores the side that has no job
+    const [row] = await this.db.rows<{ next: Date | null }>(
+      `SELECT LEAST(
+         (SELECT next_run_at - $1 * interval '1 millisecond' FROM jobs
+           WHERE enabled AND deleted_at IS NULL AND concurrency_policy = 'ALLOW'
+           ORDER BY next_run_at LIMIT 1),
+         (SELECT next_run_at FROM jobs
+           WHERE enabled AND deleted_at IS NULL AND concurrency_policy <> 'ALLOW'
+           ORDER BY next_run_at LIMIT 1)) AS next`,
+      [leadMs],
+    );
+    return row?.next ?? null;
   }
 
   private repo() {

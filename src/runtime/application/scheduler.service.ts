@@ -5,7 +5,7 @@ import { ExecutionRepository } from '../../executions/application/execution.repo
 import { ExecutionsService } from '../../executions/application/executions.service.js';
 import { Execution } from '../../executions/domain/execution.js';
 import { JobRepository } from '../../jobs/application/job.repository.js';
-import { Job, MAX_SLOTS_PER_PASS } from '../../jobs/domain/job.js';
+import { Job } from '../../jobs/domain/job.js';
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { Wakeable, WakeLoop } from './wake-loop.js';
@@ -68,21 +68,26 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     // every lane ends before the loop goes on (or stops), also when another one failed
     const failed = (await Promise.allSettled(Array.from({ length: LANES }, lane))).find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
-    return this.jobs.earliestNextRun();
+    return this.jobs.earliestNextRun(this.config.scheduleLeadMs);
   }
 
   /**
    * One transaction over the due jobs at `now` (the clock's, unless a test passes one): the
-   * fires of ALLOW jobs go in one insert, and all the jobs' next slots in one update. FORBID and
-   * REPLACE jobs look at their active executions first, one job at a time.
+   * fires of ALLOW jobs go in one insert, and all the jobs' next slots in one update. ALLOW jobs
+   * fire up to the schedule lead ahead of their slots (their executions are due at the slot).
+   * FORBID and REPLACE jobs fire at the slot, after a look at their active executions, one job at
+   * a time.
    */
   pass(now: Date = this.clock.now()): Promise<PassResult> {
+    const lead = this.config.scheduleLeadMs;
+    const horizon = new Date(now.getTime() + lead);
     return this.transactions.run(async () => {
-      const due = await this.jobs.lockDue(now, JOBS_PER_PASS);
+      const due = await this.jobs.lockDue(now, JOBS_PER_PASS, lead);
       const allowed: Execution[] = [];
       let fired = 0;
       for (const job of due) {
-        const plan = job.dueSlots(now, this.config.misfireThresholdSeconds * 1000);
+        const until = job.concurrencyPolicy === 'ALLOW' ? horizon : now;
+        const plan = job.dueSlots(now, this.config.misfireThresholdSeconds * 1000, until);
         if (plan.missed > 0) {
           this.logger.warn({
             jobId: job.id,
@@ -98,8 +103,8 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
           if (job.concurrencyPolicy === 'ALLOW') allowed.push(this.scheduled(job, slot, now));
           else if (await this.fireGuarded(job, slot, now)) fired++;
         }
-        const last = plan.fire[plan.fire.length - 1];
-        job.planFrom(plan.fire.length >= MAX_SLOTS_PER_PASS && last ? last : now);
+        // the next slot is the first one after the last fired (slots fired ahead lie after `now`)
+        job.planFrom(plan.fire[plan.fire.length - 1] ?? now);
       }
       fired += await this.executionRepository.insertScheduledMany(allowed);
       await this.jobs.saveSchedules(due);
