@@ -184,3 +184,54 @@ describe('worker runs commands as real processes', () => {
     expect(body.items).toHaveLength(1);
   });
 });
+
+describe('a worker whose commands keep ending and starting', () => {
+  const CONCURRENCY = 3;
+  const RUNS = 40;
+  const dir = join(tmpdir(), `orbit-slots-test-${process.pid}`);
+  let t: TestApp;
+
+  beforeAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    t = await createTestApp({
+      role: 'all',
+      env: { ORBIT_WORK_DIR: join(dir, 'work'), ORBIT_WORKER_CONCURRENCY: String(CONCURRENCY) },
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('never runs more commands at once than its concurrency, though two cycles claim side by side', async () => {
+    // each command counts the commands inside (itself included) as it enters
+    const inside = join(dir, 'inside');
+    const counts = join(dir, 'counts');
+    const command =
+      `mkdir -p ${inside} && mkdir ${inside}/$ORBIT_EXECUTION_ID && ls ${inside} | wc -l >> ${counts}; ` +
+      `sleep 0.05; rmdir ${inside}/$ORBIT_EXECUTION_ID`;
+    const http = () => request(t.app.getHttpServer());
+    const job = await http().post('/jobs').send({ name: 'slots', command, cronExpression: '0 0 1 1 *' }).expect(201);
+    // batches of queued runs, each its own commit: their notifications wake the worker while it claims
+    for (let batch = 0; batch < RUNS / 5; batch++) {
+      await t.db.sql(
+        `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger, due_at, created_at)
+         SELECT gen_random_uuid(), $1, $2, 0, 60, 'QUEUED', 1, 'MANUAL', now(), now() FROM generate_series(1, 5)`,
+        [job.body.id, command],
+      );
+    }
+    const items = await waitFor(
+      async () => {
+        const { body } = await http().get(`/executions?jobId=${job.body.id}&limit=100`);
+        const all = body.items as Body[];
+        return all.every((e) => e.status === 'SUCCEEDED') && all.length === RUNS ? all : undefined;
+      },
+      `${RUNS} runs to succeed`,
+      30_000,
+    );
+    expect(items).toHaveLength(RUNS);
+    const seen = readFileSync(counts, 'utf8').trim().split('\n').map(Number);
+    expect(seen).toHaveLength(RUNS);
+    expect(Math.max(...seen)).toBe(CONCURRENCY);
+  });
+});

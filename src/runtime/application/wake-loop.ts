@@ -5,15 +5,18 @@ export interface Wakeable {
 }
 
 /**
- * Runs `pass` whenever woken, one pass at a time; a wake during a pass runs another right
- * after. Between wakes it sleeps until the instant the pass returned (capped by the poll
- * interval, the fallback for lost notifications). A failed pass is retried after the poll.
+ * Runs `pass` whenever woken. With one lane, one pass at a time: a wake during a pass runs
+ * another right after. With more lanes, a wake during a pass starts another one beside it (up
+ * to `lanes` at once), so a pass that waits on the database does not hold the next one back;
+ * a wake while every lane is busy runs one more pass once a lane is done. Between wakes it
+ * sleeps until the instant the last pass returned (capped by the poll interval, the fallback
+ * for lost notifications). A failed pass is retried after the poll.
  */
 export class WakeLoop {
   stopping = false;
   /** When a pass last completed without error (Date.now()). */
   lastPassAt: number | undefined;
-  private running: Promise<void> | undefined;
+  private readonly running = new Set<Promise<void>>();
   private again = false;
   private timer: NodeJS.Timeout | undefined;
 
@@ -22,6 +25,7 @@ export class WakeLoop {
     private readonly pass: () => Promise<Date | null>,
     private readonly pollMs: number,
     private readonly logger: Logger,
+    private readonly lanes = 1,
   ) {}
 
   start(): void {
@@ -30,18 +34,19 @@ export class WakeLoop {
 
   wake(): void {
     if (this.stopping) return;
-    if (this.running) {
+    if (this.running.size >= this.lanes) {
       this.again = true;
       return;
     }
     clearTimeout(this.timer);
-    this.running = this.runPasses().finally(() => (this.running = undefined));
+    const lane: Promise<void> = this.runPasses().finally(() => this.running.delete(lane));
+    this.running.add(lane);
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.timer);
-    await this.running;
+    while (this.running.size > 0) await Promise.all(this.running);
   }
 
   private async runPasses(): Promise<void> {
@@ -56,8 +61,10 @@ export class WakeLoop {
         next = null;
       }
     } while (this.again && !this.stopping);
-    if (this.stopping) return;
+    // another lane still busy sets the timer when it is done, from what it saw last
+    if (this.stopping || this.running.size > 1) return;
     const delay = next === null ? this.pollMs : Math.min(this.pollMs, Math.max(0, next.getTime() - Date.now()));
+    clearTimeout(this.timer);
     this.timer = setTimeout(() => this.wake(), delay);
   }
 }

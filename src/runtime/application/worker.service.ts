@@ -32,6 +32,12 @@ interface Running {
   markRecorded: () => void;
 }
 
+/** What one cycle asked for (its free slots) and locked. */
+interface Claim {
+  asked: number;
+  claimed: Execution[];
+}
+
 /** A command that ended, waiting for its outcome to be recorded. */
 interface Finished {
   run: Running;
@@ -59,6 +65,10 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private finished: Finished[] = [];
   /** Shutting down: outcomes are still recorded, nothing new is claimed. */
   private draining = false;
+  /** Executions a cycle in flight has locked, not launched yet: they hold slots. */
+  private claiming = 0;
+  /** The claim whose turn it is: claims count free slots and lock rows one at a time. */
+  private claimTurn: Promise<void> = Promise.resolve();
   private readonly loop: WakeLoop;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private outputTimer: NodeJS.Timeout | undefined;
@@ -75,7 +85,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly registry: WorkerRegistry,
     private readonly metrics: ExecutionMetrics,
   ) {
-    this.loop = new WakeLoop('worker', () => this.cycle(), config.pollIntervalMs, this.logger);
+    this.loop = new WakeLoop('worker', () => this.cycle(), config.pollIntervalMs, this.logger, 2);
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -143,23 +153,24 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   /**
    * One transaction records the outcomes of the commands that ended since the last cycle and
    * claims as many due executions as there are free slots, each started by the domain: one
-   * commit per cycle, however many executions it moves.
+   * commit per cycle, however many executions it moves. Two cycles may run at once (the loop's
+   * lanes), so a claim never waits behind another cycle's commit.
    */
   private async cycle(): Promise<Date | null> {
     for (;;) {
       const done = this.finished.splice(0);
-      const free = this.draining ? 0 : this.config.workerConcurrency - this.running.size + done.length;
-      if (done.length === 0 && free <= 0) return null;
-      let claimed: Execution[];
+      if (done.length === 0 && this.freeSlots(0) <= 0) return null;
+      const claim: Claim = { asked: 0, claimed: [] };
       let stale: Execution[];
       try {
-        ({ claimed, stale } = await this.transactions.run(async () => {
+        stale = await this.transactions.run(async () => {
           const now = this.clock.now();
           const stale = await this.recordAll(done, now);
-          const claimed = free > 0 ? await this.claim(free, now) : [];
-          return { claimed, stale };
-        }));
+          await this.claim(now, done.length, claim);
+          return stale;
+        });
       } catch (error) {
+        this.claiming -= claim.claimed.length;
         if (!(error instanceof DomainError)) {
           this.finished.unshift(...done);
           throw error;
@@ -168,11 +179,18 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
         for (const item of done) await this.recordAlone(item);
         continue;
       }
+      this.claiming -= claim.claimed.length;
+      for (const execution of claim.claimed) this.launch(execution);
       for (const item of done) if (!stale.includes(item.run.execution)) this.recorded(item.run);
       for (const item of done) if (stale.includes(item.run.execution)) await this.recordAlone(item);
-      for (const execution of claimed) this.launch(execution);
-      if (claimed.length < free && this.finished.length === 0) return this.executionRepository.earliestDue();
+      if (claim.claimed.length < claim.asked && this.finished.length === 0)
+        return this.executionRepository.earliestDue();
     }
+  }
+
+  /** Slots neither running, nor claimed by a cycle in flight; `freed` are this cycle's ended commands. */
+  private freeSlots(freed: number): number {
+    return this.draining ? 0 : this.config.workerConcurrency - this.running.size - this.claiming + freed;
   }
 
   /** The outcomes and outputs of ended commands; answers the executions someone else changed meanwhile. */
@@ -185,12 +203,25 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     return this.executions.applyAll(done.map(({ run, action }) => ({ execution: run.execution, action })));
   }
 
-  private async claim(limit: number, now: Date): Promise<Execution[]> {
-    const due = await this.executionRepository.lockDue(now, limit);
+  /**
+   * Claims for the free slots. Claims take turns from counting the slots to locking the rows,
+   * so cycles side by side never claim more than there are slots; the rows stay counted in
+   * `claiming` until the cycle launches them (or fails).
+   */
+  private async claim(now: Date, freed: number, claim: Claim): Promise<void> {
+    const turn = this.claimTurn.then(async () => {
+      claim.asked = this.freeSlots(freed);
+      if (claim.asked <= 0) return;
+      claim.claimed = await this.executionRepository.lockDue(now, claim.asked);
+      this.claiming += claim.claimed.length;
+    });
+    this.claimTurn = turn.catch(() => undefined);
+    await turn;
+    const due = claim.claimed;
+    if (due.length === 0) return;
     for (const execution of due) execution.start(now, this.id);
     await this.executionRepository.saveClaimed(due, this.leaseFrom(now));
     for (const execution of due) this.metrics.transitioned(execution);
-    return due;
   }
 
   private launch(execution: Execution): void {
