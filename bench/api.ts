@@ -3,11 +3,26 @@
  * SQL, records the statements a real `main.js api` process sends for each endpoint (through
  * pg-capture.ts) and EXPLAINs exactly those, then loads each endpoint with autocannon.
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { join } from 'node:path';
 import autocannon, { type Result } from 'autocannon';
 import { explain, ExplainedStatement, isPlannable } from './explain.js';
 import { CapturedStatement, PgCapture } from './pg-capture.js';
-import { Bench, clearExecutions, deleteJobs, freePort, log, ms, startOrbit, Verdict, verdict } from './support.js';
+import {
+  Bench,
+  clearExecutions,
+  deleteJobs,
+  freePort,
+  log,
+  ms,
+  ratio,
+  ROOT,
+  startOrbit,
+  Verdict,
+  verdict,
+} from './support.js';
 
 const JOBS = 100;
 const CONNECTIONS = 50;
@@ -77,6 +92,8 @@ export async function runApi(bench: Bench): Promise<void> {
 
     // 2. the load, on an API process that talks to PostgreSQL directly
     const api = await startOrbit(bench, 'api', 'api', env);
+    let stopped: Promise<unknown> | undefined;
+    const stopApi = () => (stopped ??= api.stop());
     try {
       const cursors: string[] = [];
       for (const jobId of jobIds.slice(0, 10)) {
@@ -100,44 +117,47 @@ export async function runApi(bench: Bench): Promise<void> {
           paths: sampleIds.map((id) => `/executions/${id}`),
         },
       ];
-      const loads: Record<string, unknown> = {};
+      const loads: Record<string, Loaded> = {};
       for (const endpoint of endpoints) {
         log(`api: ${endpoint.label}, ${CONNECTIONS} connections, ${bench.settings.apiSeconds} s (+1 s warm-up)`);
-        const result = await load(base, adminToken, endpoint.paths, bench.settings.apiSeconds);
-        const failures = result.non2xx + result.errors + result.timeouts;
-        loads[endpoint.key] = {
-          endpoint: endpoint.label,
-          connections: CONNECTIONS,
-          seconds: bench.settings.apiSeconds,
-          latencyMs: {
-            p50: result.latency.p50,
-            p90: result.latency.p90,
-            p99: result.latency.p99,
-            max: result.latency.max,
-            mean: result.latency.mean,
-          },
-          requestsPerSecond: result.requests.average,
-          requests: result.latency.totalCount,
-          non2xx: result.non2xx,
-          errors: result.errors,
-          timeouts: result.timeouts,
-          statusCodes: result.statusCodeStats,
-        };
-        log(`api: p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ${result.requests.average} req/s`);
+        loads[endpoint.key] = loaded(endpoint, await load(base, adminToken, endpoint.paths, bench.settings.apiSeconds));
+      }
+      await stopApi();
+      // the machine's limit on the same requests, rows and SQL: a bare Node http server with a pg pool
+      const reference = await startReference(bench);
+      const references: Record<string, Loaded> = {};
+      try {
+        for (const endpoint of endpoints) {
+          log(`api: reference (bare Node http + pg), ${endpoint.label}`);
+          const result = await load(reference.base, adminToken, endpoint.paths, bench.settings.apiSeconds);
+          references[endpoint.key] = loaded(endpoint, result);
+        }
+      } finally {
+        reference.stop();
+      }
+      for (const endpoint of endpoints) {
+        const orbit = loads[endpoint.key]!;
+        const bare = references[endpoint.key]!;
         bench.report.add({
           scenario: 'api',
           measure: `${endpoint.label}, ${CONNECTIONS} conn.`,
-          figure:
-            `p50 ${ms(result.latency.p50)}, p99 ${ms(result.latency.p99)}, ` +
-            `${result.requests.average.toFixed(0)} req/s, non-2xx ${result.non2xx}` +
-            (result.errors + result.timeouts > 0 ? `, errors ${result.errors + result.timeouts}` : ''),
-          target: `p99 ≤ ${P99_TARGET_MS} ms, 0 non-2xx`,
-          verdict: verdict(result.latency.p99 <= P99_TARGET_MS && failures === 0),
+          figure: describeLoad(orbit),
+          target: `p99 ≤ ${P99_TARGET_MS} ms, 0 non-2xx; bare Node + pg: p99 ${ms(bare.latencyMs.p99)}, ${bare.requestsPerSecond.toFixed(0)} req/s`,
+          ratio: ratio(orbit.requestsPerSecond / bare.requestsPerSecond),
+          verdict: verdict(orbit.latencyMs.p99 <= P99_TARGET_MS && orbit.non2xx + orbit.errors + orbit.timeouts === 0),
         });
       }
-      bench.report.figure('api', { rows: bench.settings.apiRows, jobs: JOBS, loads });
+      bench.report.add({
+        scenario: 'api',
+        measure: `reference: a bare Node http server + pg pool, the same SQL and rows, no framework/auth/validation`,
+        figure: endpoints.map((e) => `${e.key}: ${describeLoad(references[e.key]!)}`).join('; '),
+        target: `p99 ≤ ${P99_TARGET_MS} ms`,
+        ratio: '',
+        verdict: 'info',
+      });
+      bench.report.figure('api', { rows: bench.settings.apiRows, jobs: JOBS, loads, reference: references });
     } finally {
-      await api.stop();
+      await stopApi();
     }
   } finally {
     await clearExecutions(db);
@@ -319,6 +339,56 @@ async function cursorAfter(base: string, token: string, jobId: string, pages: nu
     cursor = body.nextCursor;
   }
   return cursor;
+}
+
+interface Loaded {
+  endpoint: string;
+  connections: number;
+  seconds: number;
+  latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number };
+  requestsPerSecond: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  statusCodes: unknown;
+}
+
+function loaded(endpoint: Endpoint, result: Result): Loaded {
+  const { p50, p90, p99, max, mean } = result.latency;
+  log(`api: p50 ${p50} ms, p99 ${p99} ms, ${result.requests.average} req/s`);
+  return {
+    endpoint: endpoint.label,
+    connections: CONNECTIONS,
+    seconds: result.duration,
+    latencyMs: { p50, p90, p99, max, mean },
+    requestsPerSecond: result.requests.average,
+    requests: result.latency.totalCount,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statusCodes: result.statusCodeStats,
+  };
+}
+
+function describeLoad(l: Loaded): string {
+  const failures = l.errors + l.timeouts;
+  return (
+    `p50 ${ms(l.latencyMs.p50)}, p99 ${ms(l.latencyMs.p99)}, ${l.requestsPerSecond.toFixed(0)} req/s, ` +
+    `non-2xx ${l.non2xx}${failures > 0 ? `, errors ${failures}` : ''}`
+  );
+}
+
+/** bench/api-reference.mjs on a free port, against the run's database. */
+async function startReference(bench: Bench): Promise<{ base: string; stop: () => void }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(ROOT, 'bench/api-reference.mjs')], {
+    env: { ...process.env, DATABASE_URL: bench.url, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const [line] = (await Promise.race([once(child.stdout, 'data'), once(child, 'exit')])) as unknown[];
+  if (String(line).trim() !== 'ready') throw new Error('the API reference server did not start');
+  return { base: `http://127.0.0.1:${port}`, stop: () => child.kill() };
 }
 
 function load(base: string, token: string, paths: string[], seconds: number): Promise<Result> {
