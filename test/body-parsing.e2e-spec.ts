@@ -45,6 +45,18 @@ describe('request bodies the parser refuses', () => {
     });
   });
 
+  it.each(['42', 'null', '"a string"', 'true', '[]', '[{}]'])(
+    'the JSON value %s is a 400: a body is an object',
+    async (body) => {
+      const res = await request(t.app.getHttpServer()).post('/jobs').set('content-type', 'application/json').send(body);
+      expect(res.body).toEqual({
+        statusCode: 400,
+        message: 'Request body must be a JSON object',
+        error: 'Bad Request',
+      });
+    },
+  );
+
   it('an empty body that says it is JSON is a 400 that says so', async () => {
     const res = await request(t.app.getHttpServer()).post('/jobs').set('content-type', 'application/json').send('');
     expect(res.status).toBe(400);
