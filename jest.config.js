@@ -1,9 +1,16 @@
+/** ESM-only packages that a CommonJS dependency requires (see test/support/esm-to-cjs.js). */
+const ESM_REQUIRED_FROM_CJS = ['content-disposition'];
+
 /** ESM project: run through `node --experimental-vm-modules` (see package.json "test"). */
 export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
+    [`/node_modules/(${ESM_REQUIRED_FROM_CJS.join('|')})/.+\\.js$`]: '<rootDir>/test/support/esm-to-cjs.js',
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(.*/)?(${ESM_REQUIRED_FROM_CJS.join('|')})/)`],
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.int-spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

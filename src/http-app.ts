@@ -1,32 +1,61 @@
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import helmet from 'helmet';
 import { OrbitConfig } from './config/orbit-config.js';
 import { RequestLog } from './observability/http/request-log.js';
+import { BODY_LIMIT } from './shared/http/body-limit.js';
+import { errorBody } from './shared/http/domain-error.filter.js';
+import { securityHeaders } from './shared/http/security-headers.js';
 import { BodyShapePipe } from './shared/http/body-shape.pipe.js';
 import { validationPipe } from './shared/http/validation.js';
 
-const strictHeaders = helmet();
-/** Swagger UI runs an inline script of its own; everything else gets the strict policy. */
-const docsHeaders = helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"] } } });
+/**
+ * Options for `NestFactory.create` and `createNestApplication` beside the adapter: Nest's own
+ * body parsers stay off (they would add form bodies), so JSON is the one type a body can have.
+ */
+export const HTTP_APP_OPTIONS = { bodyParser: false } as const;
 
 /**
- * What every HTTP app gets, in production and in tests alike: security headers, bounded
- * JSON bodies (64 KiB, 413 beyond), strict validation, CORS only for configured origins, and
- * Swagger UI with its Authorize button for bearer tokens.
+ * The Fastify adapter every HTTP app is built on. JSON is the only body type (anything else is a
+ * 415). `__proto__` and `constructor` keys are left to JSON.parse, which never sets a prototype
+ * from them, so that BodyShapePipe can refuse them by name in a 400, as for any unknown field.
  */
-export function configureHttp(app: NestExpressApplication): NestExpressApplication {
+export function createHttpAdapter(): FastifyAdapter {
+  const adapter = new FastifyAdapter({
+    bodyLimit: BODY_LIMIT,
+    onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    // the router refuses a malformed URL before any hook or filter runs: same shape all the same
+    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+      const statusCode = error.statusCode ?? 400;
+      void reply.headers(STRICT_HEADERS).code(statusCode).send(errorBody(statusCode, error.message));
+    },
+  });
+  adapter.getInstance().removeContentTypeParser('text/plain');
+  return adapter;
+}
+
+/** helmet's strict defaults on every answer, but Swagger UI (/docs) runs an inline script of its own. */
+const STRICT_HEADERS = securityHeaders();
+const DOCS_HEADERS = securityHeaders({
+  contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"] } },
+});
+
+/**
+ * What every HTTP app gets, in production and in tests alike: a request log line per request,
+ * security headers, strict validation, CORS only for configured origins, and Swagger UI with
+ * its Authorize button for bearer tokens. (No ETag and no X-Powered-By: Fastify sends neither.)
+ */
+export function configureHttp(app: NestFastifyApplication): NestFastifyApplication {
   const config = app.get(OrbitConfig);
-  app.use(app.get(RequestLog).handle);
-  // No ETag: hashing every JSON answer to support If-None-Match costs each request, and the
-  // answers (lists, executions in progress) change too often for clients to revalidate them.
-  app.set('etag', false);
-  app.disable('x-powered-by'); // helmet would remove it from every answer anyway
-  app.use((request: { path: string }, response: unknown, next: () => void) =>
-    (request.path.startsWith('/docs') ? docsHeaders : strictHeaders)(request as never, response as never, next),
-  );
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onRequest', app.get(RequestLog).onRequest);
+  fastify.addHook('onRequest', (request, reply, done) => {
+    reply.headers(request.url.startsWith('/docs') ? DOCS_HEADERS : STRICT_HEADERS);
+    done();
+  });
   if (config.corsOrigins.length > 0) app.enableCors({ origin: config.corsOrigins });
-  app.useBodyParser('json', { limit: '64kb' });
   app.useGlobalPipes(new BodyShapePipe(), validationPipe());
   const document = SwaggerModule.createDocument(
     app,

@@ -1,13 +1,13 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger as NestPinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { TokensService, UnsafeBindError } from './auth/application/tokens.service.js';
 import { ConfigError, loadConfig, OrbitConfig } from './config/orbit-config.js';
 import { migrate } from './database/migrate.js';
 import { RunningDatabase, startDatabase } from './database/start-database.js';
-import { configureHttp } from './http-app.js';
+import { configureHttp, createHttpAdapter, HTTP_APP_OPTIONS } from './http-app.js';
 import { createRootLogger } from './observability/infrastructure/logging.js';
 
 /**
@@ -49,7 +49,12 @@ async function main(): Promise<void> {
     const http =
       config.role === 'worker'
         ? undefined
-        : configureHttp(await NestFactory.create<NestExpressApplication>(module, { bufferLogs: true }));
+        : configureHttp(
+            await NestFactory.create<NestFastifyApplication>(module, createHttpAdapter(), {
+              ...HTTP_APP_OPTIONS,
+              bufferLogs: true,
+            }),
+          );
     const app = http ?? (await NestFactory.createApplicationContext(module, { bufferLogs: true }));
     app.useLogger(app.get(NestPinoLogger));
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {

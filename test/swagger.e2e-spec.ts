@@ -126,4 +126,13 @@ describe('the API documentation', () => {
     expect(res.headers['content-type']).toMatch(/text\/html/);
     expect(res.text).toMatch(/swagger-ui/i);
   });
+
+  it("only Swagger UI may run inline scripts: /docs allows them, the API's answers keep helmet's strict policy", async () => {
+    const docs = await request(t.app.getHttpServer()).get('/docs');
+    const api = await request(t.app.getHttpServer()).get('/health/live');
+
+    expect(docs.headers['content-security-policy']).toContain("script-src 'self' 'unsafe-inline'");
+    expect(api.headers['content-security-policy']).toContain("script-src 'self';");
+    for (const res of [docs, api]) expect(res.headers['x-content-type-options']).toBe('nosniff');
+  });
 });

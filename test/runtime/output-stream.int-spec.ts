@@ -21,6 +21,7 @@ interface ServerSentEvent {
 interface Stream {
   status: number;
   contentType: string | undefined;
+  headers: http.IncomingHttpHeaders;
   /** The parsed events, filled in as they arrive. */
   events: ServerSentEvent[];
   /** The JSON body of a refusal (not an event stream). */
@@ -66,6 +67,7 @@ function openStream(port: number, path: string): Promise<Stream> {
         const stream: Stream = {
           status: res.statusCode ?? 0,
           contentType: res.headers['content-type'],
+          headers: res.headers,
           events,
           get body() {
             return raw === '' ? undefined : (JSON.parse(raw) as unknown);
@@ -135,6 +137,8 @@ describe('GET /executions/:id/output/stream follows a real command', () => {
     const stream = await streamOf(followed.id);
     expect(stream.status).toBe(200);
     expect(stream.contentType).toMatch(/^text\/event-stream/);
+    expect(stream.headers['x-content-type-options']).toBe('nosniff'); // the security headers, as on every answer
+    expect(stream.headers['content-security-policy']).toContain("default-src 'self'");
     await stream.ended;
 
     const { events } = stream;

@@ -1,11 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { Logger as NestPinoLogger } from 'nestjs-pino';
 import type { Logger as PinoRoot } from 'pino';
 import { AppModule } from '../../src/app.module.js';
 import { loadConfig, OrbitConfig, Role } from '../../src/config/orbit-config.js';
-import { configureHttp } from '../../src/http-app.js';
+import { configureHttp, createHttpAdapter, HTTP_APP_OPTIONS } from '../../src/http-app.js';
 import { Clock } from '../../src/shared/domain/clock.js';
 import { createTestDatabase, TestDatabase } from './test-database.js';
 
@@ -57,16 +57,25 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   let builder = Test.createTestingModule({ imports: [AppModule.forRoot(config, db.url, options.logger)] });
   if (options.clock) builder = builder.overrideProvider(Clock).useValue(options.clock);
   const moduleRef = await builder.compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>({ logger: false });
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(), {
+    ...HTTP_APP_OPTIONS,
+    logger: false,
+  });
   if (options.logger) app.useLogger(app.get(NestPinoLogger));
   if (options.asAdmin !== false) {
-    app.use((request: { headers: Record<string, unknown> }, _response: unknown, next: () => void) => {
-      request.headers.authorization ??= `Bearer ${TEST_ADMIN_TOKEN}`;
-      next();
-    });
+    app
+      .getHttpAdapter()
+      .getInstance()
+      .addHook('onRequest', (request, _reply, done) => {
+        request.headers.authorization ??= `Bearer ${TEST_ADMIN_TOKEN}`;
+        done();
+      });
   }
   configureHttp(app);
-  if (options.init !== false) await app.init();
+  if (options.init !== false) {
+    await app.init();
+    await app.getHttpAdapter().getInstance().ready(); // plugins (helmet, Swagger's assets) load here
+  }
   return {
     app,
     db,

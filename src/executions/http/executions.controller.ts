@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { OutgoingHttpHeaders } from 'node:http';
 import {
   BeforeApplicationShutdown,
   Body,
@@ -14,6 +14,7 @@ import {
   Req,
   Res,
 } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Audited } from '../../audit/http/audited.decorator.js';
 import { MinRole } from '../../auth/http/auth.decorators.js';
@@ -116,7 +117,8 @@ export class ExecutionsController implements BeforeApplicationShutdown {
 
   /**
    * A raw response rather than @Sse: an unknown id must be a JSON 404, and with a global
-   * interceptor @Sse commits its 200 headers before an async handler can find that out.
+   * interceptor @Sse commits its 200 headers before an async handler can find that out. Once
+   * the id is known the reply is hijacked: Fastify leaves the raw response to this handler.
    */
   @Get('executions/:id/output/stream')
   @ApiOperation({
@@ -137,15 +139,18 @@ export class ExecutionsController implements BeforeApplicationShutdown {
   @ApiErrors(400, 404)
   async stream(
     @Param('id', ParseUUIDPipe) id: string,
-    @Req() request: IncomingMessage,
-    @Res() response: ServerResponse,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
   ): Promise<void> {
     await this.executions.get(id); // 404 as JSON, before anything is streamed
+    reply.hijack();
+    const response = reply.raw;
     const stop = new AbortController();
     this.openStreams.add(stop);
     response.once('close', () => stop.abort());
-    request.socket.setNoDelay(true);
+    request.raw.socket.setNoDelay(true);
     response.writeHead(200, {
+      ...(reply.getHeaders() as OutgoingHttpHeaders), // the security headers
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-store, no-transform',
       Connection: 'keep-alive',

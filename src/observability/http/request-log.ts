@@ -26,15 +26,20 @@ export class RequestLog {
     this.log = root.child({}, { serializers: { req: pino.stdSerializers.req, res: pino.stdSerializers.res } });
   }
 
-  /** Express middleware: mount it before anything else, so that the time covers the whole request. */
-  readonly handle = (req: LoggedRequest, res: ServerResponse, next: () => void): void => {
+  /**
+   * A Fastify `onRequest` hook, added before the routes: it works on the raw Node request and
+   * response, so the line is the same whatever answers (a handler, a hijacked stream, an error).
+   */
+  readonly onRequest = (request: { raw: LoggedRequest }, reply: { raw: ServerResponse }, done: () => void): void => {
+    const req = request.raw;
     req.id ??= this.lastId = (this.lastId + 1) & MAX_ID;
     if (!UNLOGGED.test(req.url ?? '')) {
       const started = Date.now();
+      const res = reply.raw;
       // a ServerResponse always emits `close` last, whether it was answered or the client went away
       res.on('close', () => this.written(req, res, started));
     }
-    next();
+    done();
   };
 
   private written(req: LoggedRequest, res: ServerResponse, started: number): void {

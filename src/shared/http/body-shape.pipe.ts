@@ -4,14 +4,19 @@ const MAX_DEPTH = 16;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
- * Runs before validation, on request bodies only, without recursion: a body nested deeper
- * than any Orbit request is refused before class-transformer recurses into it, and keys that
- * would otherwise be dropped silently (`__proto__`, `constructor`) are named in a 400.
+ * Runs before validation, on request bodies only, without recursion: a body that is no JSON
+ * object, or is nested deeper than any Orbit request, is refused before class-transformer
+ * recurses into it, and keys that would otherwise be dropped silently (`__proto__`,
+ * `constructor`) are named in a 400.
  */
 @Injectable()
 export class BodyShapePipe implements PipeTransform {
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
-    if (metadata.type !== 'body') return value;
+    if (metadata.type !== 'body' || value === undefined) return value;
+    // Fastify reads any JSON value; every Orbit body is an object (Express's parser refused the rest)
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw new BadRequestException('Request body must be a JSON object');
+    }
     const pending: Array<[unknown, number]> = [[value, 1]];
     while (pending.length > 0) {
       const [node, depth] = pending.pop()!;

@@ -7,6 +7,7 @@ import {
   Logger,
   ServiceUnavailableException,
 } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import {
   ConflictError,
   DomainError,
@@ -14,6 +15,7 @@ import {
   InvalidArgumentError,
   NotFoundError,
 } from '../domain/domain-errors.js';
+import { BODY_LIMIT } from './body-limit.js';
 import { requestRef } from './request-ref.js';
 
 const STATUS_OF: Array<[new (...args: never[]) => DomainError, HttpStatus]> = [
@@ -33,13 +35,13 @@ export class ErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const response = host.switchToHttp().getResponse<{ status(code: number): { json(body: unknown): void } }>();
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
     if (exception instanceof ServiceUnavailableException && isHealthReport(exception.getResponse())) {
-      response.status(503).json(exception.getResponse()); // a health check's own report, as terminus shapes it
+      reply.status(503).send(exception.getResponse()); // a health check's own report, as terminus shapes it
       return;
     }
     const { statusCode, message } = this.describe(exception, host.switchToHttp().getRequest());
-    response.status(statusCode).json({ statusCode, message, error: reasonPhrase(statusCode) });
+    reply.status(statusCode).send(errorBody(statusCode, message));
   }
 
   private describe(exception: unknown, request: object): { statusCode: number; message: string } {
@@ -47,16 +49,9 @@ export class ErrorFilter implements ExceptionFilter {
       const status = STATUS_OF.find(([kind]) => exception instanceof kind)?.[1] ?? HttpStatus.BAD_REQUEST;
       return { statusCode: status, message: exception.message };
     }
-    // body-parser's failures, whether Nest wrapped them in an HttpException or not
-    const parserError = [exception, (exception as { cause?: unknown })?.cause].find(
-      (e): e is { type: string } => typeof (e as { type?: unknown })?.type === 'string',
-    );
-    if (parserError?.type === 'entity.parse.failed') {
-      return { statusCode: HttpStatus.BAD_REQUEST, message: 'Request body is not valid JSON' };
-    }
-    if (parserError?.type === 'entity.too.large') {
-      return { statusCode: HttpStatus.PAYLOAD_TOO_LARGE, message: 'Request body is larger than 64 KiB' };
-    }
+    // Fastify's own refusals (body parsing, the router), which Nest wraps in an HttpException
+    const refusal = parserRefusal((exception as { cause?: { code?: unknown } })?.cause?.code);
+    if (refusal) return refusal;
     if (exception instanceof HttpException) {
       const body = exception.getResponse();
       const raw = typeof body === 'string' ? body : (body as { message?: unknown }).message;
@@ -75,6 +70,36 @@ export class ErrorFilter implements ExceptionFilter {
       msg: exception instanceof Error ? (exception.stack ?? exception.message) : String(exception),
     });
     return { statusCode: HttpStatus.INTERNAL_SERVER_ERROR, message: 'Internal server error' };
+  }
+}
+
+/** The one shape of every error answer. */
+export function errorBody(statusCode: number, message: string): { statusCode: number; message: string; error: string } {
+  return { statusCode, message, error: reasonPhrase(statusCode) };
+}
+
+/** Fastify's error codes for a body it will not read, with messages that say what to send instead. */
+function parserRefusal(code: unknown): { statusCode: number; message: string } | undefined {
+  switch (code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return { statusCode: HttpStatus.BAD_REQUEST, message: 'Request body is not valid JSON' };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return {
+        statusCode: HttpStatus.BAD_REQUEST,
+        message: 'Request body is empty but Content-Type is application/json',
+      };
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return {
+        statusCode: HttpStatus.PAYLOAD_TOO_LARGE,
+        message: `Request body is larger than ${BODY_LIMIT / 1024} KiB`,
+      };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return {
+        statusCode: HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+        message: 'Request body must be JSON, sent with Content-Type: application/json',
+      };
+    default:
+      return undefined;
   }
 }
 
