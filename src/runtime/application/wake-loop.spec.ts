@@ -44,14 +44,15 @@ describe('WakeLoop', () => {
     await loop.stop();
   });
 
-  it('with two lanes, a wake during a pass starts a second one beside it; a third waits for a lane', async () => {
+  it('with two lanes, a wake that may not wait starts a second pass beside the first; others wait', async () => {
     const passes = new Passes();
     const loop = new WakeLoop('test', passes.pass, 60_000, quiet, 2);
     loop.wake();
     loop.wake();
+    expect(passes.open).toBe(1);
+    loop.wake(true);
     expect(passes.open).toBe(2);
-    loop.wake();
-    loop.wake();
+    loop.wake(true);
     expect(passes.started).toBe(2);
     await passes.endOne();
     expect(passes.started).toBe(3);
@@ -66,7 +67,7 @@ describe('WakeLoop', () => {
     const passes = new Passes();
     const loop = new WakeLoop('test', passes.pass, 60_000, quiet, 2);
     loop.wake();
-    loop.wake();
+    loop.wake(true);
     let stopped = false;
     const stopping = loop.stop().then(() => (stopped = true));
     await passes.endOne();

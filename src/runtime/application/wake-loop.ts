@@ -5,10 +5,9 @@ export interface Wakeable {
 }
 
 /**
- * Runs `pass` whenever woken. With one lane, one pass at a time: a wake during a pass runs
- * another right after. With more lanes, a wake during a pass starts another one beside it (up
- * to `lanes` at once), so a pass that waits on the database does not hold the next one back;
- * a wake while every lane is busy runs one more pass once a lane is done. Between wakes it
+ * Runs `pass` whenever woken, one pass at a time: a wake during a pass runs another right after.
+ * A wake that may not wait (`beside`) starts a pass beside the running one instead, up to
+ * `lanes` at once, so a pass waiting on the database does not hold it back. Between wakes it
  * sleeps until the instant the last pass returned (capped by the poll interval, the fallback
  * for lost notifications). A failed pass is retried after the poll.
  */
@@ -32,9 +31,9 @@ export class WakeLoop {
     this.wake();
   }
 
-  wake(): void {
+  wake(beside = false): void {
     if (this.stopping) return;
-    if (this.running.size >= this.lanes) {
+    if (this.running.size >= (beside ? this.lanes : 1)) {
       this.again = true;
       return;
     }

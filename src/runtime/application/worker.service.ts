@@ -112,8 +112,9 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     return this.loop.lastPassAt;
   }
 
+  /** New work was queued: claimed beside a cycle in flight, when there is a free slot for it. */
   wake(): void {
-    this.loop.wake();
+    this.loop.wake(this.freeSlots(0) > 0);
   }
 
   /** A cancel reached this node: stop the command if it runs here. The execution is CANCELLED already. */
@@ -153,8 +154,9 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   /**
    * One transaction records the outcomes of the commands that ended since the last cycle and
    * claims as many due executions as there are free slots, each started by the domain: one
-   * commit per cycle, however many executions it moves. Two cycles may run at once (the loop's
-   * lanes), so a claim never waits behind another cycle's commit.
+   * commit per cycle, however many executions it moves. When new work arrives for a free slot
+   * while a cycle is in flight, a second cycle claims it at once rather than after that cycle's
+   * commit; ended commands wait for the next cycle, so a busy worker still batches them.
    */
   private async cycle(): Promise<Date | null> {
     for (;;) {
