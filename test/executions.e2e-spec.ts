@@ -118,6 +118,7 @@ describe('executions over HTTP', () => {
   async function read(id: unknown): Promise<Body> {
     const res = await api().get(`/executions/${id}`);
     expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     return res.body as Body;
   }
 
@@ -556,6 +557,7 @@ describe('GET /executions (listing, on its own database)', () => {
   async function page(query: Body): Promise<{ ids: string[]; nextCursor: string | null; items: Body[] }> {
     const res = await api().get('/executions').query(query);
     expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     return { ids: res.body.items.map((e: Body) => e.id), nextCursor: res.body.nextCursor, items: res.body.items };
   }
 

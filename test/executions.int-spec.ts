@@ -292,26 +292,6 @@ describe('ExecutionRepository', () => {
     expect(await row(execution.id)).toMatchObject({ status: 'CANCELLED', started_at: null });
   });
 
-  it('lists newest first with the job and status filters', async () => {
-    const job = await storedJob();
-    const other = await storedJob();
-    const a = await storedExecution(job, at(100));
-    const b = await storedExecution(job, at(101));
-    const c = await storedExecution(other, at(102));
-    b.start(at(103));
-    await executions.save(b);
-
-    const ofJob = await executions.list({ jobId: job.id }, { limit: 10 });
-    expect(ofJob.items.map((e) => e.id)).toEqual([b.id, a.id]);
-    expect(ofJob.nextCursor).toBeNull();
-
-    const queuedOfJob = await executions.list({ jobId: job.id, status: ExecutionStatus.QUEUED }, { limit: 10 });
-    expect(queuedOfJob.items.map((e) => e.id)).toEqual([a.id]);
-
-    const ofOther = await executions.list({ jobId: other.id }, { limit: 10 });
-    expect(ofOther.items.map((e) => e.id)).toEqual([c.id]);
-  });
-
   it('finds the QUEUED and RUNNING executions of a job, and only those', async () => {
     const job = await storedJob();
     const queued = await storedExecution(job);

@@ -85,7 +85,7 @@ describe('the lease reaper (clock driven, no loops running)', () => {
   }
 
   async function executionsOf(jobId: string): Promise<Execution[]> {
-    return (await executions.list({ jobId }, { limit: 100 })).items;
+    return loadExecutionsOf(t, executions, jobId);
   }
 
   it("fails a dead worker's execution once its lease expired, and queues its retry after the backoff", async () => {
@@ -356,7 +356,7 @@ describe('leases on real nodes', () => {
 
       const retry = await waitFor(
         async () => {
-          const { items } = await executions.list({ jobId: job.id }, { limit: 100 });
+          const items = await loadExecutionsOf(a, executions, job.id);
           const found = items.find((e) => e.toProps().retryOf === ghost.id);
           return found && found.status !== ExecutionStatus.QUEUED && found.status !== ExecutionStatus.RUNNING
             ? found.toProps()
@@ -381,3 +381,9 @@ describe('leases on real nodes', () => {
     }
   });
 });
+
+/** The executions of a job as domain objects, oldest first. */
+async function loadExecutionsOf(app: TestApp, executions: ExecutionsService, jobId: string): Promise<Execution[]> {
+  const { rows } = await app.db.sql('SELECT id FROM executions WHERE job_id = $1 ORDER BY created_at, id', [jobId]);
+  return Promise.all(rows.map((row: { id: string }) => executions.get(row.id)));
+}

@@ -1,11 +1,4 @@
-import { Page, PageRequest } from '../../shared/application/page.js';
 import { Execution } from '../domain/execution.js';
-import { ExecutionStatus } from '../domain/execution-status.js';
-
-export interface ExecutionFilter {
-  jobId?: string;
-  status?: ExecutionStatus;
-}
 
 /** Persistence port of executions. Every state change is a conditional write on the version it was read with. */
 export abstract class ExecutionRepository {
@@ -21,7 +14,6 @@ export abstract class ExecutionRepository {
    */
   abstract saveAll(executions: Execution[], leaseExpiresAt?: Date | null): Promise<Execution[]>;
   abstract findById(id: string): Promise<Execution | null>;
-  abstract list(filter: ExecutionFilter, page: PageRequest): Promise<Page<Execution>>;
   /** QUEUED or RUNNING executions of a job; inside a transaction they are locked for it. */
   abstract findActiveByJob(jobId: string): Promise<Execution[]>;
 

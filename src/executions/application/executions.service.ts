@@ -7,7 +7,8 @@ import { NotFoundError, StaleWriteError } from '../../shared/domain/domain-error
 import { Execution, ExecutionChange } from '../domain/execution.js';
 import { retryDelayMs } from '../domain/retry-backoff.js';
 import { ExecutionMetrics } from './execution-metrics.js';
-import { ExecutionFilter, ExecutionRepository } from './execution.repository.js';
+import { ExecutionRepository } from './execution.repository.js';
+import { ExecutionFilter, ExecutionReadModel } from './execution-read-model.js';
 import { ExecutionOutput, ExecutionOutputRepository } from './execution-output.repository.js';
 import { RetrySettings } from './retry-settings.js';
 
@@ -20,6 +21,7 @@ export class ExecutionsService {
 
   constructor(
     private readonly executions: ExecutionRepository,
+    private readonly reads: ExecutionReadModel,
     private readonly jobs: JobsService,
     private readonly clock: Clock,
     private readonly transactions: TransactionRunner,
@@ -44,8 +46,15 @@ export class ExecutionsService {
     return execution;
   }
 
-  list(filter: ExecutionFilter, page: PageRequest): Promise<Page<Execution>> {
-    return this.executions.list(filter, page);
+  /** The execution as the API shows it, serialized (see ExecutionReadModel). */
+  async getJson(id: string): Promise<string> {
+    const json = await this.reads.findJson(id);
+    if (json === null) throw new NotFoundError(`Execution ${id} not found`);
+    return json;
+  }
+
+  listJson(filter: ExecutionFilter, page: PageRequest): Promise<Page<string>> {
+    return this.reads.listJson(filter, page);
   }
 
   start(id: string): Promise<Execution> {

@@ -5,6 +5,7 @@ import {
   Body,
   Controller,
   Get,
+  Header,
   HttpCode,
   Logger,
   Param,
@@ -28,6 +29,9 @@ import { followOutput, OutputEvent } from '../application/output-stream.js';
 import { ExecutionOutputResponse, ExecutionPageResponse, ExecutionResponse } from './dto/execution.response.js';
 import { ListExecutionsQuery } from './dto/list-executions.query.js';
 import { FailDto, SucceedDto } from './dto/transition.dto.js';
+
+/** Reads answer JSON that PostgreSQL wrote (ExecutionReadModel); a string is sent as it is. */
+const JSON_CONTENT = 'application/json; charset=utf-8';
 
 /** Between two reads of the stored output; workers store it about every second. */
 const OUTPUT_POLL_MS = 400;
@@ -90,17 +94,19 @@ export class ExecutionsController implements BeforeApplicationShutdown {
   @ApiOperation({ summary: 'List executions, newest first' })
   @ApiOkResponse({ type: ExecutionPageResponse })
   @ApiErrors(400)
-  async list(@Query() query: ListExecutionsQuery): Promise<ExecutionPageResponse> {
-    const page = await this.executions.list({ jobId: query.jobId, status: query.status }, query.toPageRequest());
-    return { items: page.items.map(ExecutionResponse.from), nextCursor: page.nextCursor };
+  @Header('Content-Type', JSON_CONTENT)
+  async list(@Query() query: ListExecutionsQuery): Promise<string> {
+    const page = await this.executions.listJson({ jobId: query.jobId, status: query.status }, query.toPageRequest());
+    return `{"items":[${page.items.join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}}`;
   }
 
   @Get('executions/:id')
   @ApiOperation({ summary: 'Read an execution' })
   @ApiOkResponse({ type: ExecutionResponse })
   @ApiErrors(400, 404)
-  async get(@Param('id', ParseUUIDPipe) id: string): Promise<ExecutionResponse> {
-    return ExecutionResponse.from(await this.executions.get(id));
+  @Header('Content-Type', JSON_CONTENT)
+  async get(@Param('id', ParseUUIDPipe) id: string): Promise<string> {
+    return this.executions.getJson(id);
   }
 
   @Get('executions/:id/output')

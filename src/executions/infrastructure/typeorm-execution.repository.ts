@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { Page, PageRequest, toPage } from '../../shared/application/page.js';
 import { StaleWriteError } from '../../shared/domain/domain-errors.js';
 import { Database } from '../../shared/infrastructure/database.js';
-import { ExecutionFilter, ExecutionRepository } from '../application/execution.repository.js';
+import { ExecutionRepository } from '../application/execution.repository.js';
 import { Execution } from '../domain/execution.js';
 import { ExecutionStatus, TRANSITIONS } from '../domain/execution-status.js';
 import { ExecutionMapper } from './execution.mapper.js';
@@ -68,22 +67,6 @@ export class TypeOrmExecutionRepository extends ExecutionRepository {
   async findById(id: string): Promise<Execution | null> {
     const rows = await this.db.rows<ExecutionOrmEntity>(`SELECT ${SELECTED} FROM executions WHERE id = $1`, [id]);
     return rows[0] ? ExecutionMapper.toDomain(rows[0]) : null;
-  }
-
-  /** Newest first by keyset; each filter combination is its own statement, so each gets its own index plan. */
-  async list(filter: ExecutionFilter, page: PageRequest): Promise<Page<Execution>> {
-    const conditions: string[] = [];
-    const params: unknown[] = [];
-    const param = (value: unknown) => `$${params.push(value)}`;
-    if (filter.jobId) conditions.push(`job_id = ${param(filter.jobId)}`);
-    if (filter.status) conditions.push(`status = ${param(filter.status)}`);
-    if (page.cursor) conditions.push(`(created_at, id) < (${param(page.cursor.createdAt)}, ${param(page.cursor.id)})`);
-    const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
-    const rows = await this.db.rows<ExecutionOrmEntity>(
-      `SELECT ${SELECTED} FROM executions ${where} ORDER BY created_at DESC, id DESC LIMIT ${param(page.limit + 1)}`,
-      params,
-    );
-    return toPage(rows.map(ExecutionMapper.toDomain), page.limit);
   }
 
   async findActiveByJob(jobId: string): Promise<Execution[]> {

@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import { ExecutionReadModel } from '../src/executions/application/execution-read-model.js';
+import { ExecutionRepository } from '../src/executions/application/execution.repository.js';
+import { Execution } from '../src/executions/domain/execution.js';
+import { ExecutionStatus } from '../src/executions/domain/execution-status.js';
+import { ExecutionResponse } from '../src/executions/http/dto/execution.response.js';
+import { JobRepository } from '../src/jobs/application/job.repository.js';
+import { Job } from '../src/jobs/domain/job.js';
+import { decodeCursor } from '../src/shared/application/page.js';
+import { FakeClock } from './support/fake-clock.js';
+import { createTestApp, TestApp } from './support/test-app.js';
+
+const T0 = new Date('2026-11-30T10:00:00.000Z');
+const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000);
+
+let t: TestApp;
+let reads: ExecutionReadModel;
+let executions: ExecutionRepository;
+let jobs: JobRepository;
+
+beforeAll(async () => {
+  t = await createTestApp({ clock: new FakeClock(T0) });
+  reads = t.app.get(ExecutionReadModel);
+  executions = t.app.get(ExecutionRepository);
+  jobs = t.app.get(JobRepository);
+});
+
+afterAll(async () => {
+  await t?.close();
+});
+
+async function storedJob(command = 'echo hello'): Promise<Job> {
+  const job = Job.create({ name: `job-${randomUUID()}`, command, cronExpression: '*/5 * * * *', maxRetries: 2 }, T0);
+  await jobs.insert(job);
+  return job;
+}
+
+/** Inserts a run of `job`, then applies and saves each change in turn (the database checks every step). */
+async function stored(job: Job, createdAt: Date, ...changes: ((execution: Execution) => void)[]): Promise<Execution> {
+  const execution = Execution.forJob(job, createdAt);
+  await executions.insert(execution);
+  for (const change of changes) {
+    change(execution);
+    await executions.save(execution);
+  }
+  return execution;
+}
+
+/** What the API answered before the read model: the domain object, mapped and serialized in Node. */
+async function mappedInNode(id: string): Promise<string> {
+  return JSON.stringify(ExecutionResponse.from((await executions.findById(id))!));
+}
+
+describe('ExecutionReadModel', () => {
+  it('writes every kind of execution exactly as ExecutionResponse, field for field and in its order', async () => {
+    const job = await storedJob('printf "%s\\n" \'quoted "text"\' \\\\ é ✓');
+    const queued = await stored(job, at(0));
+    const running = await stored(job, at(1), (e) => e.start(at(2), 'host-a:42:ab'));
+    const succeeded = await stored(
+      job,
+      at(3),
+      (e) => e.start(at(4)),
+      (e) => e.succeed(0, at(5)),
+    );
+    const failed = await stored(
+      job,
+      at(6),
+      (e) => e.start(at(7), 'w'),
+      (e) => e.fail(-1, 'line 1\nline 2\t"quoted" \\ back\u0001slash ✓ 日本', at(8)),
+    );
+    const retry = failed.retry(at(8), 1500);
+    await executions.insert(retry);
+    const cancelled = await stored(job, at(9), (e) => e.cancel(at(10)));
+    const scheduled = Execution.forJob(job, at(11), { trigger: 'SCHEDULE', scheduledFor: at(12), dueAt: at(12) });
+    await executions.insert(scheduled);
+
+    for (const execution of [queued, running, succeeded, failed, retry, cancelled, scheduled]) {
+      const json = await reads.findJson(execution.id);
+      expect(json).not.toBeNull();
+      expect(JSON.parse(json!)).toEqual(JSON.parse(await mappedInNode(execution.id)));
+      expect(Object.keys(JSON.parse(json!))).toEqual(Object.keys(ExecutionResponse.from(execution)));
+    }
+  });
+
+  it('truncates sub-millisecond timestamps as toISOString does', async () => {
+    const job = await storedJob();
+    const execution = await stored(job, at(20));
+    await t.db.sql(
+      `UPDATE executions SET created_at = '2026-11-30T10:00:20.123999Z', due_at = '1999-12-31T23:59:59.999999Z'
+       WHERE id = $1`,
+      [execution.id],
+    );
+    const json = JSON.parse((await reads.findJson(execution.id))!);
+    expect(json).toEqual(JSON.parse(await mappedInNode(execution.id)));
+    expect(json).toMatchObject({ createdAt: '2026-11-30T10:00:20.123Z', dueAt: '1999-12-31T23:59:59.999Z' });
+  });
+
+  it('answers null for an unknown id', async () => {
+    await expect(reads.findJson(randomUUID())).resolves.toBeNull();
+  });
+
+  it('lists newest first with the job and status filters', async () => {
+    const job = await storedJob();
+    const other = await storedJob();
+    const a = await stored(job, at(100));
+    const b = await stored(job, at(101), (e) => e.start(at(103)));
+    const c = await stored(other, at(102));
+    const ids = (page: { items: string[] }) => page.items.map((item) => (JSON.parse(item) as { id: string }).id);
+
+    const ofJob = await reads.listJson({ jobId: job.id }, { limit: 10 });
+    expect(ids(ofJob)).toEqual([b.id, a.id]);
+    expect(ofJob.nextCursor).toBeNull();
+    expect(ofJob.items[0]).toEqual(await reads.findJson(b.id));
+
+    expect(ids(await reads.listJson({ jobId: job.id, status: ExecutionStatus.QUEUED }, { limit: 10 }))).toEqual([a.id]);
+    expect(ids(await reads.listJson({ jobId: other.id }, { limit: 10 }))).toEqual([c.id]);
+  });
+
+  it('pages by cursor through rows created in the same millisecond, each once', async () => {
+    const job = await storedJob();
+    const made = [];
+    for (let i = 0; i < 7; i++) made.push(await stored(job, at(200 + (i % 3))));
+    const expected = made
+      .sort((x, y) => y.createdAt.getTime() - x.createdAt.getTime() || (x.id < y.id ? 1 : -1))
+      .map((e) => e.id);
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const page = await reads.listJson(
+        { jobId: job.id },
+        { limit: 3, cursor: cursor ? decodeCursor(cursor) : undefined },
+      );
+      seen.push(...page.items.map((item) => (JSON.parse(item) as { id: string }).id));
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor);
+    expect(seen).toEqual(expected);
+    expect(pages).toBe(3);
+  });
+});
