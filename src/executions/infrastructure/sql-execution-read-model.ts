@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Page, PageRequest, toPage } from '../../shared/application/page.js';
+import { encodeCursor, Page, PageRequest } from '../../shared/application/page.js';
 import { Database } from '../../shared/infrastructure/database.js';
 import { ExecutionFilter, ExecutionReadModel } from '../application/execution-read-model.js';
 
@@ -19,7 +19,8 @@ const VIEW = `LATERAL (SELECT e.id, e.job_id AS "jobId", e.command, e.max_retrie
 
 interface ViewRow {
   json: string;
-  createdAt: Date;
+  /** As in the JSON: a cursor needs it for the last row only, so no row pays for a Date. */
+  createdAt: string;
   id: string;
 }
 
@@ -49,11 +50,15 @@ export class SqlExecutionReadModel extends ExecutionReadModel {
     }
     const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
     const rows = await this.db.rows<ViewRow>(
-      `SELECT row_to_json(v)::text AS json, e.created_at AS "createdAt", e.id FROM executions e, ${VIEW} ${where}
+      `SELECT row_to_json(v)::text AS json, v."createdAt", e.id FROM executions e, ${VIEW} ${where}
        ORDER BY e.created_at DESC, e.id DESC LIMIT ${param(page.limit + 1)}`,
       params,
     );
-    const { items, nextCursor } = toPage(rows, page.limit);
-    return { items: items.map((row) => row.json), nextCursor };
+    const items = rows.slice(0, page.limit);
+    const last = rows.length > page.limit ? items[items.length - 1] : undefined;
+    return {
+      items: items.map((row) => row.json),
+      nextCursor: last ? encodeCursor({ createdAt: new Date(last.createdAt), id: last.id }) : null,
+    };
   }
 }
