@@ -1,8 +1,10 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import request from 'supertest';
 import { ExecutionRepository } from '../../src/executions/application/execution.repository.js';
 import { ExecutionsService } from '../../src/executions/application/executions.service.js';
@@ -87,6 +89,42 @@ describe('the lease reaper (clock driven, no loops running)', () => {
   async function executionsOf(jobId: string): Promise<Execution[]> {
     return loadExecutionsOf(t, executions, jobId);
   }
+
+  it('a heartbeat never waits for a row another transaction holds: it reports it held and renews the rest', async () => {
+    const job = await createJob();
+    const held = await claimedByDeadWorker(job);
+    const free = await claimedByDeadWorker(job);
+    const lease = at(60_000);
+    const holder = new pg.Client({ connectionString: t.db.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM executions WHERE id = $1 FOR UPDATE', [held.id]);
+      let timer: NodeJS.Timeout | undefined;
+      const renewal = await Promise.race([
+        repository.renewLeases('dead-worker', [held.id, free.id, randomUUID()], lease),
+        new Promise((resolve) => (timer = setTimeout(() => resolve('still waiting after 3 s'), 3000))),
+      ]);
+      clearTimeout(timer);
+      expect(renewal).toEqual({ renewed: [free.id], held: [held.id] });
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    const { rows } = await t.db.sql('SELECT id, lease_expires_at FROM executions WHERE id = ANY($1)', [
+      [held.id, free.id],
+    ]);
+    const leases = Object.fromEntries(
+      rows.map((row: { id: string; lease_expires_at: Date }) => [row.id, row.lease_expires_at]),
+    );
+    expect(leases[free.id]).toEqual(lease);
+    expect(leases[held.id]).not.toEqual(lease);
+    // another worker's execution is neither renewed nor reported held
+    await expect(repository.renewLeases('another-worker', [free.id], at(90_000))).resolves.toEqual({
+      renewed: [],
+      held: [],
+    });
+  });
 
   it("fails a dead worker's execution once its lease expired, and queues its retry after the backoff", async () => {
     const job = await createJob({ maxRetries: 1 });

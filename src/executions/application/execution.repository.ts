@@ -1,5 +1,13 @@
 import { Execution } from '../domain/execution.js';
 
+/** What a heartbeat did to each id; an id in neither list is no longer the worker's RUNNING execution. */
+export interface LeaseRenewal {
+  /** Leases extended. */
+  renewed: string[];
+  /** Still the worker's, but another transaction held the row: its lease was left as it was. */
+  held: string[];
+}
+
 /** Persistence port of executions. Every state change is a conditional write on the version it was read with. */
 export abstract class ExecutionRepository {
   abstract insert(execution: Execution): Promise<void>;
@@ -23,8 +31,8 @@ export abstract class ExecutionRepository {
   abstract lockDue(now: Date, limit: number): Promise<Execution[]>;
   /** Persists executions a worker just started, with their lease. */
   abstract saveClaimed(executions: Execution[], leaseExpiresAt: Date): Promise<void>;
-  /** Extends the leases of `ids` still RUNNING on `workerId`; returns the ids it extended. */
-  abstract renewLeases(workerId: string, ids: string[], leaseExpiresAt: Date): Promise<string[]>;
+  /** Extends the leases of `ids` still RUNNING on `workerId`; a row another transaction holds is not waited for. */
+  abstract renewLeases(workerId: string, ids: string[], leaseExpiresAt: Date): Promise<LeaseRenewal>;
   /** Locks RUNNING executions whose worker's lease ran out before `now`. */
   abstract lockExpiredLeases(now: Date, limit: number): Promise<Execution[]>;
   /** Locks RUNNING executions started by an outside runner whose timeout passed by `now`. */

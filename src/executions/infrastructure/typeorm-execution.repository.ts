@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { StaleWriteError } from '../../shared/domain/domain-errors.js';
 import { Database } from '../../shared/infrastructure/database.js';
-import { ExecutionRepository } from '../application/execution.repository.js';
+import { ExecutionRepository, LeaseRenewal } from '../application/execution.repository.js';
 import { Execution } from '../domain/execution.js';
 import { ExecutionStatus, TRANSITIONS } from '../domain/execution-status.js';
 import { ExecutionMapper } from './execution.mapper.js';
@@ -103,14 +103,25 @@ export class TypeOrmExecutionRepository extends ExecutionRepository {
     if (stale) throw new StaleWriteError(`Execution ${stale.id} was changed while being claimed`);
   }
 
-  async renewLeases(workerId: string, ids: string[], leaseExpiresAt: Date): Promise<string[]> {
-    if (ids.length === 0) return [];
-    const rows = await this.db.rows<{ id: string }>(
-      `UPDATE executions SET lease_expires_at = $1
-         WHERE id = ANY($2::uuid[]) AND worker_id = $3 AND status = 'RUNNING' RETURNING id`,
+  async renewLeases(workerId: string, ids: string[], leaseExpiresAt: Date): Promise<LeaseRenewal> {
+    if (ids.length === 0) return { renewed: [], held: [] };
+    // rows a writer holds are skipped, not waited for: the worker's own cycle holds some while it
+    // records their outcomes, and a heartbeat that waited for them deadlocked with it. The final
+    // SELECT sees the rows as committed when the statement began, the skipped ones included.
+    const rows = await this.db.rows<{ id: string; renewed: boolean }>(
+      `WITH renewed AS (
+         UPDATE executions SET lease_expires_at = $1
+          WHERE id IN (SELECT id FROM executions WHERE id = ANY($2::uuid[]) AND worker_id = $3 AND status = 'RUNNING'
+                       FOR NO KEY UPDATE SKIP LOCKED)
+         RETURNING id)
+       SELECT e.id, r.id IS NOT NULL AS renewed FROM executions e LEFT JOIN renewed r ON r.id = e.id
+        WHERE e.id = ANY($2::uuid[]) AND e.worker_id = $3 AND e.status = 'RUNNING'`,
       [leaseExpiresAt, ids, workerId],
     );
-    return rows.map((r) => r.id);
+    return {
+      renewed: rows.filter((row) => row.renewed).map((row) => row.id),
+      held: rows.filter((row) => !row.renewed).map((row) => row.id),
+    };
   }
 
   lockExpiredLeases(now: Date, limit: number): Promise<Execution[]> {

@@ -305,13 +305,20 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private async heartbeat(): Promise<void> {
     const ids = [...this.running.keys()];
     try {
-      const renewed = new Set(
-        await this.executionRepository.renewLeases(this.id, ids, this.leaseFrom(this.clock.now())),
+      const { renewed, held } = await this.executionRepository.renewLeases(
+        this.id,
+        ids,
+        this.leaseFrom(this.clock.now()),
       );
-      this.lastHeartbeat = Date.now();
+      // a row held by a writer kept its old lease: normally this worker's own cycle recording an
+      // ended command, which needs no lease; a command still running does
+      const lapsing = held.filter((id) => this.running.get(id)?.hasExited === false);
+      if (lapsing.length === 0) this.lastHeartbeat = Date.now();
+      else this.logger.warn(`Leases not renewed: another transaction holds ${lapsing.join(', ')}`);
       await this.registry.beat(this.id, this.running.size, this.clock.now());
+      const ours = new Set([...renewed, ...held]);
       for (const id of ids) {
-        if (!renewed.has(id) && this.running.has(id)) {
+        if (!ours.has(id) && this.running.has(id)) {
           this.logger.warn({
             ...this.idsOf(id),
             msg: "No longer this worker's (cancelled or reaped): stopping its command",
@@ -322,11 +329,11 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     } catch (error) {
       const silentFor = Date.now() - this.lastHeartbeat;
       this.logger.warn(`Heartbeat failed (${String(error)}); leases last renewed ${Math.round(silentFor / 1000)}s ago`);
-      // the next beat may come too late: stop now if the leases could run out before it, since
-      // another node then fails these executions and starts their retries, and the two must not overlap
-      if (silentFor + this.config.heartbeatSeconds * 1000 >= this.config.leaseSeconds * 1000) {
-        for (const id of ids) this.runner.kill(id);
-      }
+    }
+    // the next beat may come too late: stop now if the leases could run out before it, since
+    // another node then fails these executions and starts their retries, and the two must not overlap
+    if (Date.now() - this.lastHeartbeat + this.config.heartbeatSeconds * 1000 >= this.config.leaseSeconds * 1000) {
+      for (const id of ids) this.runner.kill(id);
     }
   }
 
