@@ -28,19 +28,22 @@ export class Database extends TransactionRunner {
   /**
    * Raw SQL that answers rows, alike for SELECT and for UPDATE/DELETE … RETURNING (for which
    * TypeORM's plain `query` answers `[rows, count]` instead). It goes to the pg connection of
-   * the transaction (or of the pool) directly: the hot paths skip TypeORM's per-query layers.
+   * the transaction, or to the pool, directly: the hot paths skip TypeORM's query runners.
    * Errors are pg's own (`code`, `constraint`). Each statement is prepared once per connection
    * under a name derived from its text, so PostgreSQL parses and plans it once.
    */
   async rows<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+    const query = { name: statementName(sql), text: sql, values: params };
     const joined = current.getStore()?.queryRunner;
-    const runner = joined ?? this.dataSource.createQueryRunner();
-    try {
-      const client = (await runner.connect()) as PgClient;
-      return (await client.query<T>({ name: statementName(sql), text: sql, values: params })).rows;
-    } finally {
-      if (!joined) await runner.release();
-    }
+    const client = joined ? ((await joined.connect()) as PgQueryable) : this.pool();
+    return (await client.query<T>(query)).rows;
+  }
+
+  /** TypeORM's pg pool: a statement outside a transaction borrows a connection for itself alone. */
+  private pool(): PgQueryable {
+    const pool = (this.dataSource.driver as unknown as { master?: PgQueryable }).master;
+    if (!pool) throw new Error('The database connection is closed');
+    return pool;
   }
 
   inTransaction(): boolean {
@@ -48,7 +51,8 @@ export class Database extends TransactionRunner {
   }
 }
 
-interface PgClient {
+/** A pg client or pool. */
+interface PgQueryable {
   query<T>(query: { name: string; text: string; values: unknown[] }): Promise<{ rows: T[] }>;
 }
 
