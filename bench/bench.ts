@@ -1,10 +1,11 @@
 /**
  * `npm run bench`: every performance target of Orbit, measured in one run on a real PostgreSQL
  * (embedded, default settings, fsync on) with real `main.js worker|api` processes, each figure
- * beside its reference or target. Prints a table on stdout (progress on stderr) and writes
+ * beside its reference or target, and the Postgres job queues graphile-worker and pg-boss on the
+ * same workloads and database (peers). Prints a table on stdout (progress on stderr) and writes
  * bench/results/latest.json.
  *
- *   BENCH_ONLY=burst,latency,schedule,herd,api,footprint   the scenarios to run (default: all)
+ *   BENCH_ONLY=burst,latency,peers,schedule,herd,api,footprint   the scenarios to run (default: all)
  *   BENCH_BURST=2000  BENCH_LATENCY_RUNS=200  BENCH_SCHEDULE_SECONDS=60  BENCH_HERD_JOBS=10000
  *   BENCH_API_ROWS=1000000  BENCH_API_SECONDS=10  BENCH_FOOTPRINT_SECONDS=30   (the issue's sizes)
  */
@@ -19,6 +20,7 @@ import { startDatabase } from '../src/database/start-database.js';
 import { runApi } from './api.js';
 import { runBurst, runLatency } from './burst.js';
 import { growth, reportGrowth, runFootprint } from './footprint.js';
+import { runPeers } from './peers.js';
 import { formatTable, writeResults } from './report.js';
 import { runHerd, runSchedule } from './schedule.js';
 import {
@@ -39,6 +41,7 @@ import {
 const RUNNERS: Record<Scenario, (bench: Bench) => Promise<void>> = {
   burst: runBurst,
   latency: runLatency,
+  peers: runPeers,
   schedule: runSchedule,
   herd: runHerd,
   api: runApi,

@@ -128,8 +128,9 @@ async function burstOnce(bench: Bench, jobId: string, concurrencies: number[]): 
 
 const LATENCY_P50_MS = 5;
 const LATENCY_P99_MS = 15;
-const LATENCY_SPACING_MS = 20;
-const LATENCY_WARM_UP_RUNS = 50;
+/** Target 2's workload, which the peers (peers.ts) run too. */
+export const LATENCY_SPACING_MS = 20;
+export const LATENCY_WARM_UP_RUNS = 50;
 
 /** Target 2: manual runs queued 20 ms apart on an idle worker; queue (created_at) → started_at. */
 export async function runLatency(bench: Bench): Promise<void> {
@@ -148,6 +149,7 @@ export async function runLatency(bench: Bench): Promise<void> {
     // the worker is idle only if it keeps up: how many earlier runs were still unfinished when each was queued
     const backlog = distribution(rows.map((r) => r.backlog));
     const coldLatency = distribution(cold.map((r) => r.ms));
+    bench.idleLatencyMs = { p50: latency.p50, p99: latency.p99 };
     bench.report.figure('idleLatencyMs', {
       runs,
       spacingMs: LATENCY_SPACING_MS,

@@ -14,7 +14,7 @@ import type pg from 'pg';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SPAWN_REFERENCE = join(ROOT, 'bench/spawn-reference.mjs');
 
-export const SCENARIOS = ['burst', 'latency', 'schedule', 'herd', 'api', 'footprint'] as const;
+export const SCENARIOS = ['burst', 'latency', 'peers', 'schedule', 'herd', 'api', 'footprint'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 /** The sizes of one run: the issue's by default, smaller through BENCH_* for a quick check. */
@@ -102,8 +102,10 @@ export interface Bench {
   executionsRun: number;
   /** Worker processes started so far (each registers one row in `workers`). */
   workersStarted: number;
-  /** Burst rates measured earlier in the run (per second), for the herd's drain comparison. */
+  /** Burst rates measured earlier in the run (per second), for the herd's drain and the peers. */
   burstRates: { orbitC8?: number; bareC8?: number };
+  /** Orbit's idle latency measured earlier in the run (ms), for the peers beside it. */
+  idleLatencyMs?: { p50: number; p99: number };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,446 @@
+/**
+ * Issue 7: the Postgres job queues beside Orbit. graphile-worker and pg-boss run Orbit's own
+ * workloads of targets 1 and 2 (a burst of `true` at concurrency 8; jobs added 20 ms apart to an
+ * idle, warmed worker) on the run's PostgreSQL, each worker in its own process
+ * (peer-graphile-worker.mjs, peer-pg-boss.mjs) with its own schema. The bench adds the jobs
+ * through each peer's own client API, as an application would; the handlers report when each job
+ * started and ended (peer-handler.mjs). The figures go beside Orbit's from the same run.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeWorkerUtils } from 'graphile-worker';
+import PgBoss from 'pg-boss';
+import { LATENCY_SPACING_MS, LATENCY_WARM_UP_RUNS } from './burst.js';
+import {
+  bareNodeRate,
+  Bench,
+  Distribution,
+  distribution,
+  log,
+  ms,
+  perSecond,
+  ratio,
+  ROOT,
+  scalar,
+  sleep,
+  tail,
+  until,
+} from './support.js';
+
+const CONCURRENCY = 8;
+/** The task (graphile-worker) or queue (pg-boss) name the peers run peer-handler.mjs for. */
+const TASK = 'bench-true';
+
+/** A job's payload: which batch it belongs to (a retried job from an earlier batch can't be mistaken) and its number in it. */
+interface Payload {
+  tag: string;
+  n: number;
+}
+
+/** One handler run, as peer-handler.mjs reports it (Date.now() in the peer process). */
+interface Run extends Payload {
+  startedAt: number;
+  endedAt: number;
+  code: number | null;
+}
+
+/** Adds jobs through the peer's own client, from the bench process. */
+interface Producer {
+  add(payload: Payload): Promise<void>;
+  /** All of them in one statement, as Orbit's burst is queued. */
+  addMany(payloads: Payload[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface Peer {
+  name: 'graphile-worker' | 'pg-boss';
+  script: string;
+  /** How its worker is set up (see its script), for the table and the JSON. */
+  setup: string;
+  settings: Record<string, unknown>;
+  /** Its schema in the run's database, dropped when the scenario is over. */
+  schema: string;
+  producer(url: string): Promise<Producer>;
+  /** Jobs of TASK not yet finished or failed (a failed one waits for a retry that is not measured). */
+  unfinishedSql: string;
+}
+
+const PEERS: Peer[] = [
+  {
+    name: 'graphile-worker',
+    script: join(ROOT, 'bench/peer-graphile-worker.mjs'),
+    setup: `concurrency ${CONCURRENCY}, LISTEN/NOTIFY, pollInterval 2 s (default)`,
+    settings: { concurrency: CONCURRENCY, listenNotify: true, pollIntervalMs: 2000 },
+    schema: 'graphile_worker',
+    producer: graphileWorkerProducer,
+    // a finished job is deleted; a failed one stays, unlocked, with its error
+    unfinishedSql: `SELECT count(*)::int AS value FROM graphile_worker.jobs
+                     WHERE task_identifier = '${TASK}' AND (last_error IS NULL OR locked_at IS NOT NULL)`,
+  },
+  {
+    name: 'pg-boss',
+    script: join(ROOT, 'bench/peer-pg-boss.mjs'),
+    setup: `${CONCURRENCY} work() pollers of 1 job, pollingIntervalSeconds 0.5 (its floor), no LISTEN/NOTIFY`,
+    settings: { workers: CONCURRENCY, batchSize: 1, pollingIntervalSeconds: 0.5, listenNotify: false },
+    schema: 'pgboss',
+    producer: pgBossProducer,
+    unfinishedSql: `SELECT count(*)::int AS value FROM pgboss.job
+                     WHERE name = '${TASK}' AND state IN ('created', 'retry', 'active')`,
+  },
+];
+
+async function graphileWorkerProducer(url: string): Promise<Producer> {
+  const utils = await makeWorkerUtils({ connectionString: url, maxPoolSize: 1 });
+  // open its connection now, so that the first add is not also a connect
+  await utils.withPgClient((client) => client.query('SELECT 1'));
+  return {
+    add: async (payload) => {
+      await utils.addJob(TASK, payload);
+    },
+    addMany: async (payloads) => {
+      await utils.addJobs(payloads.map((payload) => ({ identifier: TASK, payload })));
+    },
+    close: async () => {
+      await utils.release();
+    },
+  };
+}
+
+async function pgBossProducer(url: string): Promise<Producer> {
+  // a producer only: the worker process installs the schema and runs maintenance and cron
+  const boss = new PgBoss({ connectionString: url, max: 1, migrate: false, supervise: false, schedule: false });
+  boss.on('error', (error: Error) => log(`pg-boss (the bench's producer): ${error.message}`));
+  await boss.start();
+  return {
+    add: async (payload) => {
+      await boss.send(TASK, payload);
+    },
+    addMany: (payloads) => boss.insert(payloads.map((data) => ({ name: TASK, data }))),
+    close: () => boss.stop({ graceful: false }),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// the scenario
+
+interface PeerBurst {
+  perSecond: number;
+  seconds: number;
+  /** From the queueing to the first handler start. */
+  firstStartMs: number;
+  succeeded: number;
+  failed: number;
+}
+
+interface PeerLatency {
+  latency: Distribution;
+  /** How long the add call itself took (its commit included): part of each latency above, not of Orbit's, whose
+   * created_at is taken inside its insert. */
+  addCallMs: Distribution;
+  unfinishedAhead: Distribution;
+  firstRunsAfterStart: Distribution;
+}
+
+export async function runPeers(bench: Bench): Promise<void> {
+  const orbit = await orbitFigures(bench);
+  const figures: Record<string, unknown> = { orbit };
+  try {
+    for (const peer of PEERS) {
+      const version = versionOf(peer.name);
+      log(`peers: ${peer.name} ${version}, ${bench.settings.burst} × /bin/sh -c true, ${peer.setup}`);
+      const burst = await peerBurst(bench, peer);
+      log(`peers: ${peer.name} ${perSecond(burst.perSecond)} (${burst.seconds.toFixed(1)} s, ${burst.failed} failed)`);
+      log(
+        `peers: ${peer.name}, ${bench.settings.latencyRuns} jobs added ${LATENCY_SPACING_MS} ms apart to an idle worker`,
+      );
+      const latency = await peerLatency(bench, peer);
+      log(`peers: ${peer.name} p50 ${ms(latency.latency.p50)}, p99 ${ms(latency.latency.p99)}`);
+      figures[peer.name] = { version, settings: peer.settings, burst, idleLatencyMs: latency };
+      reportPeer(bench, peer, version, orbit, burst, latency);
+    }
+  } finally {
+    bench.report.figure('peers', figures);
+    // their tables would otherwise sit beside Orbit's (and be vacuumed) through the later scenarios
+    for (const peer of PEERS) await bench.db.query(`DROP SCHEMA IF EXISTS ${peer.schema} CASCADE`);
+  }
+}
+
+interface OrbitFigures {
+  /** Orbit's burst at 1 worker, concurrency 8, if the burst scenario ran. */
+  c8PerSecond: number | null;
+  bareNodeC8PerSecond: number;
+  idleLatencyMs: { p50: number; p99: number } | null;
+}
+
+/** Orbit's figures from this run, and the bare-Node c8 rate (measured here if the burst did not run). */
+async function orbitFigures(bench: Bench): Promise<OrbitFigures> {
+  let bare = bench.burstRates.bareC8;
+  if (bare === undefined) {
+    log(
+      `peers: bare Node, ${bench.settings.burst} × /bin/sh -c true at concurrency ${CONCURRENCY} (no burst in this run)`,
+    );
+    bare = await bareNodeRate(bench.settings.burst, CONCURRENCY);
+  }
+  return {
+    c8PerSecond: bench.burstRates.orbitC8 ?? null,
+    bareNodeC8PerSecond: bare,
+    idleLatencyMs: bench.idleLatencyMs ?? null,
+  };
+}
+
+function reportPeer(
+  bench: Bench,
+  peer: Peer,
+  version: string,
+  orbit: OrbitFigures,
+  burst: PeerBurst,
+  latency: PeerLatency,
+): void {
+  const { burst: jobs, latencyRuns } = bench.settings;
+  const bare = `bare Node c${CONCURRENCY} ${perSecond(orbit.bareNodeC8PerSecond)}`;
+  bench.report.add({
+    scenario: 'peers',
+    measure: `${peer.name} ${version}: ${jobs} × \`true\`, 1 worker process, ${peer.setup}`,
+    figure: perSecond(burst.perSecond) + (burst.failed > 0 ? ` (${burst.failed} FAILED)` : ''),
+    target:
+      orbit.c8PerSecond === null
+        ? `${bare} (no Orbit burst in this run)`
+        : `Orbit c${CONCURRENCY} ${perSecond(orbit.c8PerSecond)} (this run); ${bare}`,
+    ratio: ratio(burst.perSecond / (orbit.c8PerSecond ?? orbit.bareNodeC8PerSecond)),
+    verdict: 'info',
+  });
+  const { latency: l, unfinishedAhead: ahead } = latency;
+  bench.report.add({
+    scenario: 'peers',
+    measure:
+      `${peer.name}: add → handler start, idle worker, ${latencyRuns} jobs ${LATENCY_SPACING_MS} ms apart ` +
+      `(the add call itself, commit included: p50 ${ms(latency.addCallMs.p50)}; ` +
+      `earlier jobs unfinished at adding: p50 ${ahead.p50}, max ${ahead.max})`,
+    figure: `p50 ${ms(l.p50)}, p99 ${ms(l.p99)} (max ${ms(l.max)})`,
+    target:
+      orbit.idleLatencyMs === null
+        ? 'no Orbit latency in this run'
+        : `Orbit p50 ${ms(orbit.idleLatencyMs.p50)}, p99 ${ms(orbit.idleLatencyMs.p99)} (this run)`,
+    verdict: 'info',
+  });
+}
+
+function versionOf(name: string): string {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/** Target 1's workload: the worker started and settled, the whole burst added in one statement, timed until the last handler ended. */
+async function peerBurst(bench: Bench, peer: Peer): Promise<PeerBurst> {
+  const { burst } = bench.settings;
+  const worker = await startPeer(bench, peer, `peer-${peer.name}-burst`);
+  const producer = await peer.producer(bench.url);
+  try {
+    await sleep(500); // as for Orbit: the worker's first polls and LISTEN settle
+    const payloads = Array.from({ length: burst }, (_, n) => ({ tag: 'burst', n }));
+    const begin = Date.now();
+    await producer.addMany(payloads);
+    const runs = await finished(bench, peer, worker, 'burst', burst, 60_000 + burst * 200);
+    // the same span as Orbit's: from the queueing to the last end (here the handler's, after its command exited)
+    const last = Math.max(...runs.map((run) => run.endedAt));
+    const seconds = (last - begin) / 1000;
+    const failed = runs.filter((run) => run.code !== 0).length;
+    return {
+      perSecond: burst / seconds,
+      seconds,
+      firstStartMs: Math.min(...runs.map((run) => run.startedAt)) - begin,
+      succeeded: runs.length - failed,
+      failed,
+    };
+  } finally {
+    await producer.close();
+    await worker.stop();
+  }
+}
+
+/** Target 2's workload: a warm-up batch on the fresh worker (reported apart), then the measured one on the idle, warmed worker. */
+async function peerLatency(bench: Bench, peer: Peer): Promise<PeerLatency> {
+  const worker = await startPeer(bench, peer, `peer-${peer.name}-latency`);
+  const producer = await peer.producer(bench.url);
+  try {
+    await sleep(1000); // the worker's start-up work is over
+    const cold = await spacedAdds(bench, peer, worker, producer, 'cold', LATENCY_WARM_UP_RUNS);
+    await sleep(1000); // idle again
+    const runs = await spacedAdds(bench, peer, worker, producer, 'idle', bench.settings.latencyRuns);
+    return {
+      latency: distribution(runs.map((run) => run.ms)),
+      addCallMs: distribution(runs.map((run) => run.addCallMs)),
+      unfinishedAhead: distribution(runs.map((run) => run.unfinishedAhead)),
+      firstRunsAfterStart: distribution(cold.map((run) => run.ms)),
+    };
+  } finally {
+    await producer.close();
+    await worker.stop();
+  }
+}
+
+/**
+ * `count` jobs added LATENCY_SPACING_MS apart, each one's add instant taken just before its add
+ * call; once all ran, each one's add → handler start, and how many earlier ones had not ended
+ * when it was added (the worker is idle only if it keeps up).
+ */
+async function spacedAdds(
+  bench: Bench,
+  peer: Peer,
+  worker: PeerProcess,
+  producer: Producer,
+  tag: string,
+  count: number,
+): Promise<{ ms: number; addCallMs: number; unfinishedAhead: number }[]> {
+  const addedAt: number[] = [];
+  const addCallMs: number[] = [];
+  const begin = Date.now();
+  for (let n = 0; n < count; n++) {
+    addedAt.push(Date.now());
+    await producer.add({ tag, n });
+    addCallMs.push(Date.now() - addedAt[n]!);
+    await sleep(Math.max(0, begin + (n + 1) * LATENCY_SPACING_MS - Date.now()));
+  }
+  const runs = await finished(bench, peer, worker, tag, count, 60_000 + count * 100);
+  return runs.map((run) => {
+    const added = addedAt[run.n]!;
+    return {
+      ms: run.startedAt - added,
+      addCallMs: addCallMs[run.n]!,
+      unfinishedAhead: runs.filter((other) => other.n < run.n && other.endedAt > added).length,
+    };
+  });
+}
+
+/** Waits until the peer's queue has no unfinished job, then collects the batch's runs (each job's first). */
+async function finished(
+  bench: Bench,
+  peer: Peer,
+  worker: PeerProcess,
+  tag: string,
+  count: number,
+  timeoutMs: number,
+): Promise<Run[]> {
+  await until(
+    `${peer.name} to finish its ${tag} jobs`,
+    async () => {
+      if (worker.exited()) throw new Error(`${worker.name} exited:\n${tail(worker.logFile)}`);
+      return (await scalar<number>(bench.db, peer.unfinishedSql)) === 0;
+    },
+    timeoutMs,
+  );
+  const first = new Map<number, Run>();
+  for (const run of await worker.report()) {
+    if (run.tag === tag && !first.has(run.n)) first.set(run.n, run);
+  }
+  if (first.size !== count) throw new Error(`${peer.name} ran ${first.size} of the ${count} ${tag} jobs`);
+  return [...first.values()];
+}
+
+// ---------------------------------------------------------------------------------------------
+// the peer's process
+
+interface PeerProcess {
+  name: string;
+  logFile: string;
+  exited(): boolean;
+  /** The runs its handlers ended since the last report. */
+  report(): Promise<Run[]>;
+  /** Asks it to stop its worker and exit, and waits for that (SIGKILL after a minute). */
+  stop(): Promise<void>;
+}
+
+interface Message {
+  type: 'ready' | 'report';
+  runs?: Run[];
+}
+
+/** Settings that would change the peer's database or configuration if the caller's shell exported them. */
+const STRIPPED_ENV = /^(DATABASE_URL$|GRAPHILE_WORKER_|PG)/;
+
+/**
+ * Starts `node <peer script>` against the run's database, its output in
+ * bench/results/logs/<name>.log and an IPC channel to the bench, and resolves once its worker runs.
+ * Its working directory is the run's scratch folder: graphile-worker would read a crontab, a
+ * tasks folder or an rc file from it.
+ */
+async function startPeer(bench: Bench, peer: Peer, name: string): Promise<PeerProcess> {
+  const logFile = join(bench.logDir, `${name}.log`);
+  const fd = openSync(logFile, 'a');
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !STRIPPED_ENV.test(key)));
+  let child: ChildProcess;
+  try {
+    child = spawn(process.execPath, [peer.script], {
+      cwd: bench.workDir,
+      env: { ...inherited, DATABASE_URL: bench.url, PEER_TASK: TASK, PEER_CONCURRENCY: String(CONCURRENCY) },
+      stdio: ['ignore', fd, fd, 'ipc'],
+    });
+  } finally {
+    closeSync(fd);
+  }
+  let exitCode: number | null | undefined;
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exitCode = code ?? (signal ? -1 : null);
+      resolve();
+    }),
+  );
+  const process_: PeerProcess = {
+    name,
+    logFile,
+    exited: () => exitCode !== undefined,
+    report: async () => {
+      const reply = nextMessage(child, 'report', 30_000);
+      child.send({ type: 'report' });
+      return (await reply).runs ?? [];
+    },
+    stop: async () => {
+      if (exitCode !== undefined) return;
+      child.send({ type: 'stop' });
+      const timer = setTimeout(() => {
+        log(`${name} did not stop within a minute: SIGKILL`);
+        child.kill('SIGKILL');
+      }, 60_000);
+      await exited;
+      clearTimeout(timer);
+      if (exitCode !== 0) log(`${name} exited with code ${exitCode}; its log: ${logFile}`);
+    },
+  };
+  try {
+    await nextMessage(child, 'ready', 120_000);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw new Error(
+      `${name} did not start: ${error instanceof Error ? error.message : String(error)}\n${tail(logFile)}`,
+      { cause: error },
+    );
+  }
+  return process_;
+}
+
+/** The child's next message of this type; rejects if it exits first or nothing comes in time. */
+function nextMessage(child: ChildProcess, type: Message['type'], timeoutMs: number): Promise<Message> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: Message) => {
+      if (message.type !== type) return;
+      done();
+      resolve(message);
+    };
+    const onExit = (code: number | null) => {
+      done();
+      reject(new Error(`it exited (code ${code}) before its '${type}'`));
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`no '${type}' within ${timeoutMs / 1000} s`));
+    }, timeoutMs);
+    const done = () => {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+    };
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+  });
+}
