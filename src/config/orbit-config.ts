@@ -25,8 +25,9 @@ export class OrbitConfig {
   misfireThresholdSeconds!: number;
   /**
    * How long before its slot a scheduled run of an ALLOW job is queued (due at the slot), so a
-   * worker starts it on time instead of after the scheduler's commit. FORBID and REPLACE jobs
-   * are decided at the slot, on what is still active then.
+   * worker starts it on time instead of after the scheduler's commit, and a herd of jobs on one
+   * second is mostly queued by its slot. FORBID and REPLACE jobs are decided at the slot, on
+   * what is still active then.
    */
   scheduleLeadMs!: number;
   /** Accepted as an admin token besides the stored ones; never logged. */
@@ -95,7 +96,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
     workDir: resolve(env.ORBIT_WORK_DIR || resolve(dataDir, 'work')),
     pollIntervalMs: int('ORBIT_POLL_INTERVAL_MS', 1000, 10, 3_600_000),
     misfireThresholdSeconds: int('ORBIT_MISFIRE_THRESHOLD_SECONDS', 5, 1, 86_400),
-    scheduleLeadMs: int('ORBIT_SCHEDULE_LEAD_MS', 250, 0, 60_000),
+    scheduleLeadMs: int('ORBIT_SCHEDULE_LEAD_MS', 500, 0, 60_000),
     adminToken: env.ORBIT_ADMIN_TOKEN || undefined,
     rateLimitPerMinute: int('ORBIT_RATE_LIMIT_PER_MINUTE', 1200, 0, 1_000_000),
     corsOrigins: (env.ORBIT_CORS_ORIGINS ?? '')

@@ -112,7 +112,7 @@ describe('the scheduler, driven pass by pass with a fake clock', () => {
   describe('slots', () => {
     it('queues one SCHEDULE execution per slot, due at the slot, the schedule lead before it: never earlier, never twice', async () => {
       const lead = t!.config.scheduleLeadMs;
-      expect(lead).toBe(250);
+      expect(lead).toBe(500);
       const job = await n.createJob('*/10 * * * * *', { command: 'echo slot', maxRetries: 2, timeoutSeconds: 30 });
       expect(job.nextRunAt).toEqual(plus(T0, 10 * SECOND));
 
