@@ -7,7 +7,7 @@ import {
   Logger,
   ServiceUnavailableException,
 } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   ConflictError,
   DomainError,
@@ -40,11 +40,11 @@ export class ErrorFilter implements ExceptionFilter {
       reply.status(503).send(exception.getResponse()); // a health check's own report, as terminus shapes it
       return;
     }
-    const { statusCode, message } = this.describe(exception, host.switchToHttp().getRequest());
+    const { statusCode, message } = this.describe(exception, host.switchToHttp().getRequest<FastifyRequest>());
     reply.status(statusCode).send(errorBody(statusCode, message));
   }
 
-  private describe(exception: unknown, request: object): { statusCode: number; message: string } {
+  private describe(exception: unknown, request: FastifyRequest): { statusCode: number; message: string } {
     if (exception instanceof DomainError) {
       const status = STATUS_OF.find(([kind]) => exception instanceof kind)?.[1] ?? HttpStatus.BAD_REQUEST;
       return { statusCode: status, message: exception.message };
