@@ -74,7 +74,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   configureHttp(app);
   if (options.init !== false) {
     await app.init();
-    await app.getHttpAdapter().getInstance().ready(); // plugins (helmet, Swagger's assets) load here
+    await app.getHttpAdapter().getInstance().ready(); // plugins (Swagger UI's static assets) load here
   }
   return {
     app,
