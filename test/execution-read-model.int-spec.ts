@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from '../src/database/data-source-options.js';
 import { ExecutionReadModel } from '../src/executions/application/execution-read-model.js';
 import { ExecutionRepository } from '../src/executions/application/execution.repository.js';
 import { Execution } from '../src/executions/domain/execution.js';
@@ -9,6 +11,7 @@ import { Job } from '../src/jobs/domain/job.js';
 import { decodeCursor } from '../src/shared/application/page.js';
 import { FakeClock } from './support/fake-clock.js';
 import { createTestApp, TestApp } from './support/test-app.js';
+import { createTestDatabase } from './support/test-database.js';
 
 const T0 = new Date('2026-11-30T10:00:00.000Z');
 const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000);
@@ -95,6 +98,36 @@ describe('ExecutionReadModel', () => {
     expect(json).toMatchObject({ createdAt: '2026-11-30T10:00:20.123Z', dueAt: '1999-12-31T23:59:59.999Z' });
   });
 
+  it('keeps the JSON in step with a change written by plain SQL', async () => {
+    const job = await storedJob();
+    const execution = await stored(job, at(30), (e) => e.start(at(31), 'host-a:1:aa'));
+    await t.db.sql(`UPDATE executions SET worker_id = 'host-b:2:bb', lease_expires_at = now() WHERE id = $1`, [
+      execution.id,
+    ]);
+    const json = JSON.parse((await reads.findJson(execution.id))!);
+    expect(json).toEqual(JSON.parse(await mappedInNode(execution.id)));
+    expect(json).toMatchObject({ workerId: 'host-b:2:bb', status: 'RUNNING' });
+  });
+
+  it('writes the JSON of rows bulk-loaded with triggers off (session_replication_role = replica)', async () => {
+    const job = await storedJob();
+    const id = randomUUID();
+    await t.db.sql(`SET session_replication_role = replica`);
+    try {
+      await t.db.sql(
+        `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger,
+           due_at, created_at, started_at, finished_at, exit_code, worker_id, version)
+         VALUES ($1, $2, 'true', 0, 60, 'SUCCEEDED', 1, 'MANUAL', $3, $3, $4, $4, 0, 'loader', 3)`,
+        [id, job.id, at(40), at(41)],
+      );
+    } finally {
+      await t.db.sql(`RESET session_replication_role`);
+    }
+    const json = JSON.parse((await reads.findJson(id))!);
+    expect(json).toEqual(JSON.parse(await mappedInNode(id)));
+    expect(json).toMatchObject({ status: 'SUCCEEDED', finishedAt: at(41).toISOString() });
+  });
+
   it('answers null for an unknown id', async () => {
     await expect(reads.findJson(randomUUID())).resolves.toBeNull();
   });
@@ -138,5 +171,56 @@ describe('ExecutionReadModel', () => {
     } while (cursor);
     expect(seen).toEqual(expected);
     expect(pages).toBe(3);
+  });
+});
+
+describe('the ExecutionResponseJson migration', () => {
+  it('writes the JSON of the executions that were there before it', async () => {
+    const db = await createTestDatabase();
+    const source = new DataSource(dataSourceOptions(db.url, 1));
+    await source.initialize();
+    try {
+      const last = source.migrations[source.migrations.length - 1]!;
+      expect(last.name).toBe('ExecutionResponseJson1764806400000');
+      await source.undoLastMigration({ transaction: 'all' });
+      const jobId = randomUUID();
+      await db.sql(
+        `INSERT INTO jobs (id, name, command, cron_expression, timezone, max_retries, timeout_seconds, enabled,
+           misfire_policy, concurrency_policy, created_at, updated_at)
+         VALUES ($1, 'before', 'true', '* * * * *', 'UTC', 0, 60, false, 'RUN_ONCE', 'ALLOW', $2, $2)`,
+        [jobId, T0],
+      );
+      await db.sql(
+        `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger,
+           due_at, created_at, version)
+         VALUES (gen_random_uuid(), $1, 'echo "old"', 0, 60, 'QUEUED', 1, 'MANUAL', $2, $2, 1)`,
+        [jobId, T0],
+      );
+      await source.runMigrations({ transaction: 'all' });
+      const { rows } = await db.sql(`SELECT id, response_json FROM executions`);
+      expect(rows).toHaveLength(1);
+      expect(JSON.parse(rows[0].response_json as string)).toEqual({
+        id: rows[0].id,
+        jobId,
+        command: 'echo "old"',
+        maxRetries: 0,
+        timeoutSeconds: 60,
+        status: 'QUEUED',
+        attempt: 1,
+        trigger: 'MANUAL',
+        scheduledFor: null,
+        retryOf: null,
+        dueAt: T0.toISOString(),
+        createdAt: T0.toISOString(),
+        startedAt: null,
+        finishedAt: null,
+        exitCode: null,
+        errorMessage: null,
+        workerId: null,
+      });
+    } finally {
+      await source.destroy();
+      await db.drop();
+    }
   });
 });

@@ -3,6 +3,7 @@ import { InitialSchema1764460800000 } from '../../migrations/1764460800000-Initi
 import { ExecutionTransitionGuard1764547200000 } from '../../migrations/1764547200000-ExecutionTransitionGuard.js';
 import { TokensAndAudit1764633600000 } from '../../migrations/1764633600000-TokensAndAudit.js';
 import { WorkersAndRetention1764720000000 } from '../../migrations/1764720000000-WorkersAndRetention.js';
+import { ExecutionResponseJson1764806400000 } from '../../migrations/1764806400000-ExecutionResponseJson.js';
 import { ExecutionOrmEntity } from '../executions/infrastructure/execution.orm-entity.js';
 import { JobOrmEntity } from '../jobs/infrastructure/job.orm-entity.js';
 
@@ -12,6 +13,7 @@ export const MIGRATIONS = [
   ExecutionTransitionGuard1764547200000,
   TokensAndAudit1764633600000,
   WorkersAndRetention1764720000000,
+  ExecutionResponseJson1764806400000,
 ];
 
 export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
