@@ -273,6 +273,61 @@ describe('leases on real nodes', () => {
     }
   });
 
+  it('a worker whose running row another transaction holds stops the command before its lease can lapse', async () => {
+    const t = await createTestApp({
+      role: 'all',
+      env: {
+        ORBIT_LEASE_SECONDS: '6',
+        ORBIT_HEARTBEAT_SECONDS: '2',
+        ORBIT_POLL_INTERVAL_MS: '200',
+        ORBIT_WORK_DIR: workDir,
+      },
+    });
+    const holder = new pg.Client({ connectionString: t.db.url });
+    await holder.connect();
+    try {
+      const http = () => request(t.app.getHttpServer());
+      const pidFile = join(mkdtempSync(join(workDir, 'held-')), 'pid');
+      const job = await http()
+        .post('/jobs')
+        .send({ name: jobName(), command: `echo $$ > ${pidFile}; exec sleep 60`, cronExpression: '0 0 1 1 *' })
+        .expect(201);
+      const { body } = await http().post(`/jobs/${job.body.id}/executions`).expect(201);
+      const pid = await waitFor(
+        () =>
+          existsSync(pidFile) && /^\d+\n/.test(readFileSync(pidFile, 'utf8'))
+            ? Number(readFileSync(pidFile, 'utf8'))
+            : undefined,
+        'the command to start',
+        10_000,
+      );
+
+      // the heartbeat skips a row it cannot lock, so this lease is renewed no more
+      await holder.query('BEGIN');
+      const { rows } = await holder.query(`SELECT lease_expires_at FROM executions WHERE id = $1 FOR UPDATE`, [
+        body.id,
+      ]);
+      const leaseEnd = (rows[0] as { lease_expires_at: Date }).lease_expires_at.getTime();
+      await waitFor(() => !isAlive(pid) || undefined, 'the worker to stop the command', 8_000);
+      // a lapsed lease lets another node fail the run and start its retry: the command was gone first
+      expect(Date.now()).toBeLessThan(leaseEnd);
+      await holder.query('ROLLBACK');
+
+      const ended = await waitFor(
+        async () => {
+          const { rows: now } = await t.db.sql('SELECT status FROM executions WHERE id = $1', [body.id]);
+          return now[0]?.status === 'RUNNING' ? undefined : (now[0]?.status as string);
+        },
+        'the worker to record the stopped run',
+        10_000,
+      );
+      expect(ended).not.toBe('SUCCEEDED');
+    } finally {
+      await holder.end();
+      await t.close();
+    }
+  });
+
   it("a worker killed with SIGKILL takes its commands' process groups with it", async () => {
     const dir = mkdtempSync(join(workDir, 'kill9-'));
     const pidFile = join(dir, 'pids');
