@@ -12,6 +12,8 @@ export class OrbitConfig {
   databaseUrl!: string | undefined;
   dataDir!: string;
   embeddedPgPort!: number;
+  /** PostgreSQL connections one process keeps at most (besides the worker's LISTEN connection). */
+  dbPoolSize!: number;
   workerConcurrency!: number;
   leaseSeconds!: number;
   heartbeatSeconds!: number;
@@ -85,6 +87,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
     databaseUrl,
     dataDir,
     embeddedPgPort: int('ORBIT_PG_PORT', 54329, 1, 65535),
+    dbPoolSize: int('ORBIT_DB_POOL_SIZE', 10, 4, 1000),
     workerConcurrency: int('ORBIT_WORKER_CONCURRENCY', 4, 1, 1024),
     leaseSeconds: int('ORBIT_LEASE_SECONDS', 30, 2, 86_400),
     heartbeatSeconds: int('ORBIT_HEARTBEAT_SECONDS', 10, 1, 86_400),

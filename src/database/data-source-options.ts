@@ -16,7 +16,7 @@ export const MIGRATIONS = [
   ExecutionResponseJson1764806400000,
 ];
 
-export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
+export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {
   return {
     type: 'postgres',
     url,

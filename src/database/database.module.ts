@@ -14,7 +14,13 @@ export class DatabaseModule {
   static forRoot(config: OrbitConfig, databaseUrl: string): DynamicModule {
     return {
       module: DatabaseModule,
-      imports: [TypeOrmModule.forRoot({ ...dataSourceOptions(databaseUrl), retryAttempts: 3, retryDelay: 1000 })],
+      imports: [
+        TypeOrmModule.forRoot({
+          ...dataSourceOptions(databaseUrl, config.dbPoolSize),
+          retryAttempts: 3,
+          retryDelay: 1000,
+        }),
+      ],
       providers: [
         { provide: OrbitConfig, useValue: config },
         { provide: Clock, useClass: SystemClock },

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import { Database } from '../../src/shared/infrastructure/database.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { isAlive, waitFor } from '../support/wait.js';
 
@@ -233,5 +234,67 @@ describe('a worker whose commands keep ending and starting', () => {
     const seen = readFileSync(counts, 'utf8').trim().split('\n').map(Number);
     expect(seen).toHaveLength(RUNS);
     expect(Math.max(...seen)).toBe(CONCURRENCY);
+  });
+});
+
+describe('a node on a small connection pool', () => {
+  const POOL = 4;
+  const RUNS = 60;
+  const dir = join(tmpdir(), `orbit-pool-test-${process.pid}`);
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      role: 'all',
+      env: {
+        ORBIT_DB_POOL_SIZE: String(POOL),
+        ORBIT_WORKER_CONCURRENCY: '8',
+        ORBIT_WORK_DIR: dir,
+        ORBIT_POLL_INTERVAL_MS: '200',
+      },
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const openConnections = async (): Promise<number> => {
+    const { rows } = await t.db.sql(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'orbit'`,
+    );
+    return rows[0].n as number;
+  };
+
+  it(`runs a burst at concurrency 8, and twenty statements at once open no more than ${POOL} connections`, async () => {
+    const http = () => request(t.app.getHttpServer());
+    const job = await http().post('/jobs').send({ name: 'pool', command: 'true', cronExpression: '0 0 1 1 *' });
+    const queue = (count: number, due: string) =>
+      t.db.sql(
+        `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger, due_at, created_at)
+         SELECT gen_random_uuid(), $1, 'true', 0, 60, 'QUEUED', 1, 'MANUAL', ${due}, now() FROM generate_series(1, $2)
+         RETURNING id`,
+        [job.body.id, count],
+      );
+    await queue(RUNS, 'now()');
+    await waitFor(
+      async () => {
+        const { rows } = await t.db.sql(`SELECT count(*)::int AS n FROM executions WHERE status = 'SUCCEEDED'`);
+        return rows[0].n === RUNS || undefined;
+      },
+      `${RUNS} runs to succeed`,
+      30_000,
+    );
+
+    // twenty statements at once: each would open a connection of its own if the pool allowed it
+    const db = t.app.get(Database);
+    const sleeping = Array.from({ length: 20 }, () => db.rows('SELECT pg_sleep(0.2)'));
+    let most = 0;
+    for (let i = 0; i < 10; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      most = Math.max(most, await openConnections());
+    }
+    await Promise.all(sleeping);
+    expect(most).toBe(POOL);
   });
 });
