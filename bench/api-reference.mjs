@@ -5,7 +5,7 @@
 import { createServer } from 'node:http';
 import pg from 'pg';
 
-const SELECT = 'SELECT response_json AS json FROM executions';
+const SELECT = 'SELECT coalesce(response_json, orbit_execution_json(e)) AS json FROM executions e';
 const ORDER = 'ORDER BY created_at DESC, id DESC';
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 

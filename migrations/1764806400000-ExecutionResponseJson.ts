@@ -27,13 +27,15 @@ const iso = (column: string) => `to_char(e.${column} AT TIME ZONE 'UTC', 'YYYY-M
 /**
  * Each execution carries the JSON the API answers for it (ExecutionResponse, field for field and
  * in its order), written by PostgreSQL whenever a shown column changes. Reads then send stored
- * text: formatting four timestamps per row was most of a 50-row page's cost. The cost moves to
- * the writes (a few per execution) and to the row (about 500 bytes more).
+ * text: formatting the timestamps and the JSON was most of a 50-row page's cost. The cost moves
+ * to the writes (a few per execution) and to the row (about 500 bytes more).
  *
- * The trigger fires ALWAYS, also under `session_replication_role = replica` (bulk loads), and
- * the column is NOT NULL, so no row can lack it. A change to ExecutionResponse needs a migration
- * that replaces orbit_execution_json and rewrites the column; the read model's test compares the
- * two for every state.
+ * The trigger fires ALWAYS, also under `session_replication_role = replica` (bulk loads). Rows
+ * older than this migration keep a NULL until they next change, and reads compute theirs with
+ * orbit_execution_json: rewriting every row here would lock the table for about 90 s per
+ * million executions. Retention prunes them in time. A change to ExecutionResponse needs a
+ * migration that replaces orbit_execution_json and rewrites the column; the read model's test
+ * compares the two for every state.
  */
 export class ExecutionResponseJson1764806400000 implements MigrationInterface {
   name = 'ExecutionResponseJson1764806400000';
@@ -67,8 +69,6 @@ export class ExecutionResponseJson1764806400000 implements MigrationInterface {
       CREATE TRIGGER executions_write_response_json BEFORE INSERT OR UPDATE OF ${SHOWN.join(', ')} ON executions
       FOR EACH ROW EXECUTE FUNCTION orbit_write_execution_json()`);
     await db.query(`ALTER TABLE executions ENABLE ALWAYS TRIGGER executions_write_response_json`);
-    await db.query(`UPDATE executions e SET response_json = orbit_execution_json(e)`);
-    await db.query(`ALTER TABLE executions ALTER COLUMN response_json SET NOT NULL`);
   }
 
   async down(db: QueryRunner): Promise<void> {

@@ -49,6 +49,12 @@ async function stored(job: Job, createdAt: Date, ...changes: ((execution: Execut
   return execution;
 }
 
+/** The JSON stored in the row by the trigger (null when it has none). */
+async function storedJson(id: string): Promise<string | null> {
+  const { rows } = await t.db.sql('SELECT response_json FROM executions WHERE id = $1', [id]);
+  return rows[0].response_json as string | null;
+}
+
 /** What the API answered before the read model: the domain object, mapped and serialized in Node. */
 async function mappedInNode(id: string): Promise<string> {
   return JSON.stringify(ExecutionResponse.from((await executions.findById(id))!));
@@ -82,6 +88,7 @@ describe('ExecutionReadModel', () => {
       expect(json).not.toBeNull();
       expect(JSON.parse(json!)).toEqual(JSON.parse(await mappedInNode(execution.id)));
       expect(Object.keys(JSON.parse(json!))).toEqual(Object.keys(ExecutionResponse.from(execution)));
+      expect(await storedJson(execution.id)).toBe(json);
     }
   });
 
@@ -123,7 +130,8 @@ describe('ExecutionReadModel', () => {
     } finally {
       await t.db.sql(`RESET session_replication_role`);
     }
-    const json = JSON.parse((await reads.findJson(id))!);
+    expect(await storedJson(id)).not.toBeNull();
+    const json = JSON.parse((await storedJson(id))!);
     expect(json).toEqual(JSON.parse(await mappedInNode(id)));
     expect(json).toMatchObject({ status: 'SUCCEEDED', finishedAt: at(41).toISOString() });
   });
@@ -175,10 +183,11 @@ describe('ExecutionReadModel', () => {
 });
 
 describe('the ExecutionResponseJson migration', () => {
-  it('writes the JSON of the executions that were there before it', async () => {
+  it('leaves older rows as they were: reads make their JSON, and their next change stores it', async () => {
     const db = await createTestDatabase();
     const source = new DataSource(dataSourceOptions(db.url, 1));
     await source.initialize();
+    let app: TestApp | undefined;
     try {
       const last = source.migrations[source.migrations.length - 1]!;
       expect(last.name).toBe('ExecutionResponseJson1764806400000');
@@ -190,17 +199,21 @@ describe('the ExecutionResponseJson migration', () => {
          VALUES ($1, 'before', 'true', '* * * * *', 'UTC', 0, 60, false, 'RUN_ONCE', 'ALLOW', $2, $2)`,
         [jobId, T0],
       );
-      await db.sql(
+      const { rows } = await db.sql(
         `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger,
            due_at, created_at, version)
-         VALUES (gen_random_uuid(), $1, 'echo "old"', 0, 60, 'QUEUED', 1, 'MANUAL', $2, $2, 1)`,
+         VALUES (gen_random_uuid(), $1, 'echo "old"', 0, 60, 'QUEUED', 1, 'MANUAL', $2, $2, 1) RETURNING id`,
         [jobId, T0],
       );
+      const id = rows[0].id as string;
       await source.runMigrations({ transaction: 'all' });
-      const { rows } = await db.sql(`SELECT id, response_json FROM executions`);
-      expect(rows).toHaveLength(1);
-      expect(JSON.parse(rows[0].response_json as string)).toEqual({
-        id: rows[0].id,
+      const stored = async () => (await db.sql('SELECT response_json FROM executions WHERE id = $1', [id])).rows[0];
+      expect(await stored()).toEqual({ response_json: null });
+
+      app = await createTestApp({ db, clock: new FakeClock(T0) });
+      const read = app.app.get(ExecutionReadModel);
+      const expected = {
+        id,
         jobId,
         command: 'echo "old"',
         maxRetries: 0,
@@ -217,8 +230,17 @@ describe('the ExecutionResponseJson migration', () => {
         exitCode: null,
         errorMessage: null,
         workerId: null,
-      });
+      };
+      expect(JSON.parse((await read.findJson(id))!)).toEqual(expected);
+      const page = await read.listJson({ jobId }, { limit: 10 });
+      expect(page.items.map((item) => JSON.parse(item) as unknown)).toEqual([expected]);
+
+      await db.sql(`UPDATE executions SET status = 'CANCELLED', finished_at = $2 WHERE id = $1`, [id, at(5)]);
+      const cancelled = { ...expected, status: 'CANCELLED', finishedAt: at(5).toISOString() };
+      expect(JSON.parse((await stored()).response_json as string)).toEqual(cancelled);
+      expect(JSON.parse((await read.findJson(id))!)).toEqual(cancelled);
     } finally {
+      await app?.close();
       await source.destroy();
       await db.drop();
     }

@@ -6,7 +6,10 @@ import { ExecutionFilter, ExecutionReadModel } from '../application/execution-re
 /**
  * Sends each execution's `response_json`: PostgreSQL writes it whenever the row changes (see the
  * ExecutionResponseJson migration), so a read formats nothing, neither here nor in the database.
+ * A row last written before that migration has none yet, and its JSON is made as it is read.
  */
+const EXECUTION_JSON = 'coalesce(e.response_json, orbit_execution_json(e)) AS json';
+
 @Injectable()
 export class SqlExecutionReadModel extends ExecutionReadModel {
   constructor(private readonly db: Database) {
@@ -14,7 +17,7 @@ export class SqlExecutionReadModel extends ExecutionReadModel {
   }
 
   async findJson(id: string): Promise<string | null> {
-    const rows = await this.db.rows<{ json: string }>(`SELECT response_json AS json FROM executions WHERE id = $1`, [
+    const rows = await this.db.rows<{ json: string }>(`SELECT ${EXECUTION_JSON} FROM executions e WHERE e.id = $1`, [
       id,
     ]);
     return rows[0]?.json ?? null;
@@ -25,15 +28,15 @@ export class SqlExecutionReadModel extends ExecutionReadModel {
     const conditions: string[] = [];
     const params: unknown[] = [];
     const param = (value: unknown) => `$${params.push(value)}`;
-    if (filter.jobId) conditions.push(`job_id = ${param(filter.jobId)}`);
-    if (filter.status) conditions.push(`status = ${param(filter.status)}`);
+    if (filter.jobId) conditions.push(`e.job_id = ${param(filter.jobId)}`);
+    if (filter.status) conditions.push(`e.status = ${param(filter.status)}`);
     if (page.cursor) {
-      conditions.push(`(created_at, id) < (${param(page.cursor.createdAt)}, ${param(page.cursor.id)})`);
+      conditions.push(`(e.created_at, e.id) < (${param(page.cursor.createdAt)}, ${param(page.cursor.id)})`);
     }
     const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
     const rows = await this.db.rows<{ json: string }>(
-      `SELECT response_json AS json FROM executions ${where}
-       ORDER BY created_at DESC, id DESC LIMIT ${param(page.limit + 1)}`,
+      `SELECT ${EXECUTION_JSON} FROM executions e ${where}
+       ORDER BY e.created_at DESC, e.id DESC LIMIT ${param(page.limit + 1)}`,
       params,
     );
     const items = rows.slice(0, page.limit).map((row) => row.json);
