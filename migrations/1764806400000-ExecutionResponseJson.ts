@@ -1,25 +1,31 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** The execution columns that `response_json` shows: an UPDATE that sets none of them (a lease renewal) skips it. */
-const SHOWN = [
-  'id',
-  'job_id',
-  'command',
-  'max_retries',
-  'timeout_seconds',
-  'status',
-  'attempt',
-  'trigger',
-  'scheduled_for',
-  'retry_of',
-  'due_at',
-  'created_at',
-  'started_at',
-  'finished_at',
-  'exit_code',
-  'error_message',
-  'worker_id',
+/**
+ * ExecutionResponse's fields in its order: the JSON name, the execution column it shows, and
+ * that column's type (a timestamp is shown as `toISOString()` text). The composite type, the
+ * function and the trigger's column list are all made from it.
+ */
+const FIELDS: [name: string, column: string, type: string][] = [
+  ['id', 'id', 'uuid'],
+  ['jobId', 'job_id', 'uuid'],
+  ['command', 'command', 'text'],
+  ['maxRetries', 'max_retries', 'integer'],
+  ['timeoutSeconds', 'timeout_seconds', 'integer'],
+  ['status', 'status', 'text'],
+  ['attempt', 'attempt', 'integer'],
+  ['trigger', 'trigger', 'text'],
+  ['scheduledFor', 'scheduled_for', 'timestamptz'],
+  ['retryOf', 'retry_of', 'uuid'],
+  ['dueAt', 'due_at', 'timestamptz'],
+  ['createdAt', 'created_at', 'timestamptz'],
+  ['startedAt', 'started_at', 'timestamptz'],
+  ['finishedAt', 'finished_at', 'timestamptz'],
+  ['exitCode', 'exit_code', 'integer'],
+  ['errorMessage', 'error_message', 'text'],
+  ['workerId', 'worker_id', 'text'],
 ];
+
+const isTimestamp = (type: string) => type === 'timestamptz';
 
 /** `toISOString()` of a timestamp, in SQL: both truncate to milliseconds, whatever the session's TimeZone. */
 const iso = (column: string) => `to_char(e.${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -41,13 +47,11 @@ export class ExecutionResponseJson1764806400000 implements MigrationInterface {
   name = 'ExecutionResponseJson1764806400000';
 
   async up(db: QueryRunner): Promise<void> {
-    // ExecutionResponse's fields, named and in order: row_to_json of a row cast to this type
-    // writes the JSON compactly, about twice as fast as of a sub-SELECT
+    // row_to_json of a row cast to this type writes the JSON compactly, with ExecutionResponse's
+    // names, about twice as fast as of a sub-SELECT
     await db.query(`
       CREATE TYPE orbit_execution_response AS (
-        id uuid, "jobId" uuid, command text, "maxRetries" integer, "timeoutSeconds" integer, status text,
-        attempt integer, trigger text, "scheduledFor" text, "retryOf" uuid, "dueAt" text, "createdAt" text,
-        "startedAt" text, "finishedAt" text, "exitCode" integer, "errorMessage" text, "workerId" text
+        ${FIELDS.map(([name, , type]) => `"${name}" ${isTimestamp(type) ? 'text' : type}`).join(', ')}
       )`);
     // PL/pgSQL, not SQL: an SQL function is inlined into every query that names it, and planning
     // the read model's fallback then cost more than reading the stored JSON
@@ -55,9 +59,7 @@ export class ExecutionResponseJson1764806400000 implements MigrationInterface {
       CREATE FUNCTION orbit_execution_json(e executions) RETURNS text LANGUAGE plpgsql STABLE AS $$
       BEGIN
         RETURN row_to_json(ROW(
-          e.id, e.job_id, e.command, e.max_retries, e.timeout_seconds, e.status, e.attempt, e.trigger,
-          ${iso('scheduled_for')}, e.retry_of, ${iso('due_at')}, ${iso('created_at')}, ${iso('started_at')},
-          ${iso('finished_at')}, e.exit_code, e.error_message, e.worker_id
+          ${FIELDS.map(([, column, type]) => (isTimestamp(type) ? iso(column) : `e.${column}`)).join(', ')}
         )::orbit_execution_response)::text;
       END $$`);
     await db.query(`
@@ -67,8 +69,10 @@ export class ExecutionResponseJson1764806400000 implements MigrationInterface {
         RETURN NEW;
       END $$`);
     await db.query(`ALTER TABLE executions ADD COLUMN response_json text`);
+    // only an UPDATE of a shown column fires it: a lease renewal does not
+    const shown = FIELDS.map(([, column]) => column).join(', ');
     await db.query(`
-      CREATE TRIGGER executions_write_response_json BEFORE INSERT OR UPDATE OF ${SHOWN.join(', ')} ON executions
+      CREATE TRIGGER executions_write_response_json BEFORE INSERT OR UPDATE OF ${shown} ON executions
       FOR EACH ROW EXECUTE FUNCTION orbit_write_execution_json()`);
     await db.query(`ALTER TABLE executions ENABLE ALWAYS TRIGGER executions_write_response_json`);
   }
