@@ -13,7 +13,7 @@ const SLACK_SECONDS = 5;
 describe('reliability: worker crash', () => {
   const cluster = useCluster('crash');
 
-  it(`fails the ${RUNS} runs of a SIGKILLed worker once their leases expire, and retries them on the survivor`, () =>
+  it(`fails the ${RUNS} runs of a worker whose process group is SIGKILLed once their leases expire, and retries them on the survivor`, () =>
     cluster().scenario(async () => {
       const c = cluster();
       const env = {
@@ -65,7 +65,7 @@ describe('reliability: worker crash', () => {
       const firstStart = Math.min(...running.map((row) => row.started_at!.getTime()));
 
       const killedAt = Date.now();
-      a!.signal('SIGKILL');
+      a!.signalGroup('SIGKILL');
       await a!.exited;
 
       const reaped = await waitFor(

@@ -12,6 +12,10 @@ export function actionFor(outcome: CommandOutcome, timeoutSeconds: number): Exec
   if (outcome.timedOut) {
     return (e, now) => e.fail(TIMEOUT_EXIT_CODE, `Timed out after ${timeoutSeconds} seconds`, now);
   }
+  if (outcome.lost !== null) {
+    const lost = outcome.lost;
+    return (e, now) => e.fail(NO_EXIT_CODE, `Worker lost: ${lost}`, now);
+  }
   if (outcome.error !== null) {
     return (e, now) => e.fail(NO_EXIT_CODE, `Command could not start: ${outcome.error}`, now);
   }

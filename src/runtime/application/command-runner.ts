@@ -18,6 +18,8 @@ export interface CommandOutcome {
   signal: string | null;
   /** Why the command could not start, if it could not. */
   error: string | null;
+  /** Why the command was lost while it ran (its process group was killed and is gone), if it was. */
+  lost: string | null;
   timedOut: boolean;
   /** Stopped through `kill` (cancel, lost lease, shutdown). */
   killed: boolean;

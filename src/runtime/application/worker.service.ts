@@ -15,22 +15,12 @@ import { Clock } from '../../shared/domain/clock.js';
 import { WorkerRegistry } from '../../workers/application/worker-registry.js';
 import { DomainError } from '../../shared/domain/domain-errors.js';
 import { actionFor, shutDown } from './command-outcome.js';
+import { commandRequestFor } from './command-request.js';
 import { CommandOutcome, CommandRunner } from './command-runner.js';
+import { LeaseKeeper } from './lease-keeper.js';
+import { OutputFlusher } from './output-flusher.js';
+import { RunningCommand } from './running-command.js';
 import { Wakeable, WakeLoop } from './wake-loop.js';
-
-interface Running {
-  execution: Execution;
-  output: ExecutionOutput | null;
-  outputDirty: boolean;
-  /** Set when shutdown stopped the command: its failure names the shutdown, not the signal. */
-  stoppedBy: ExecutionChange | null;
-  /** Resolves when the command has ended (its outcome waits in `finished`). */
-  exited: Promise<void>;
-  hasExited: boolean;
-  /** Resolves when the outcome is recorded, or given up on. */
-  recorded: Promise<void>;
-  markRecorded: () => void;
-}
 
 /** What one cycle asked for (its free slots) and locked. */
 interface Claim {
@@ -40,15 +30,10 @@ interface Claim {
 
 /** A command that ended, waiting for its outcome to be recorded. */
 interface Finished {
-  run: Running;
+  run: RunningCommand;
   output: ExecutionOutput;
   action: ExecutionChange;
 }
-
-/** Variables a command gets from the server's environment; nothing else leaks (no DATABASE_URL, no tokens). */
-const INHERITED_ENV = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'USER', 'LOGNAME', 'TMPDIR'];
-const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-const OUTPUT_FLUSH_MS = 1000;
 
 /**
  * Claims due executions, runs them, reports each outcome through the domain, and keeps the
@@ -60,7 +45,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   readonly id = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   private readonly logger = new Logger(WorkerService.name);
   /** Every execution this worker claimed, until its outcome is recorded. */
-  private readonly running = new Map<string, Running>();
+  private readonly running = new Map<string, RunningCommand>();
   /** Outcomes the next cycle records, in the same transaction as its claims. */
   private finished: Finished[] = [];
   /** Shutting down: outcomes are still recorded, nothing new is claimed. */
@@ -70,9 +55,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   /** The claim whose turn it is: claims count free slots and lock rows one at a time. */
   private claimTurn: Promise<void> = Promise.resolve();
   private readonly loop: WakeLoop;
-  private heartbeatTimer: NodeJS.Timeout | undefined;
-  private outputTimer: NodeJS.Timeout | undefined;
-  private lastHeartbeat = Date.now();
+  private readonly leases: LeaseKeeper;
+  private readonly outputFlusher: OutputFlusher;
 
   constructor(
     private readonly config: OrbitConfig,
@@ -86,6 +70,17 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly metrics: ExecutionMetrics,
   ) {
     this.loop = new WakeLoop('worker', () => this.cycle(), config.pollIntervalMs, this.logger, 2);
+    this.leases = new LeaseKeeper(
+      this.id,
+      config,
+      clock,
+      executionRepository,
+      registry,
+      runner,
+      this.running,
+      this.logger,
+    );
+    this.outputFlusher = new OutputFlusher(outputs, clock, this.running);
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -101,8 +96,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       lastHeartbeatAt: now,
       running: 0,
     });
-    this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.config.heartbeatSeconds * 1000);
-    this.outputTimer = setInterval(() => void this.flushOutputs(), OUTPUT_FLUSH_MS);
+    this.leases.start();
+    this.outputFlusher.start();
     this.logger.log({ workerId: this.id, msg: `Worker started (concurrency ${this.config.workerConcurrency})` });
     this.loop.start();
   }
@@ -145,8 +140,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     const recorded = Promise.all([...this.running.values()].map((run) => run.recorded));
     await Promise.race([recorded, sleep(this.config.leaseSeconds * 1000)]);
     await this.loop.stop();
-    clearInterval(this.heartbeatTimer);
-    clearInterval(this.outputTimer);
+    this.leases.stop();
+    this.outputFlusher.stop();
     await this.runner.close();
     await this.registry.stopped(this.id, this.clock.now()).catch(() => undefined);
   }
@@ -222,14 +217,14 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     const due = claim.claimed;
     if (due.length === 0) return;
     for (const execution of due) execution.start(now, this.id);
-    await this.executionRepository.saveClaimed(due, this.leaseFrom(now));
+    await this.executionRepository.saveClaimed(due, this.leases.leaseFrom(now));
     for (const execution of due) this.metrics.transitioned(execution);
   }
 
   private launch(execution: Execution): void {
     let markRecorded = () => {};
     const recorded = new Promise<void>((resolve) => (markRecorded = resolve));
-    const run: Running = {
+    const run: RunningCommand = {
       execution,
       output: null,
       outputDirty: false,
@@ -241,14 +236,14 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     };
     this.running.set(execution.id, run);
     run.exited = this.runner
-      .run(this.requestFor(execution), (output) => {
+      .run(commandRequestFor(execution, this.config), (output) => {
         run.output = output;
         run.outputDirty = true;
       })
       .catch((error: unknown): CommandOutcome => {
         this.logger.error({ ...this.idsOf(execution.id), msg: `The command runner failed: ${String(error)}` });
         const output = run.output ?? { stdout: '', stderr: '', truncated: false };
-        return { code: null, signal: null, error: String(error), timedOut: false, killed: false, output };
+        return { code: null, signal: null, error: String(error), lost: null, timedOut: false, killed: false, output };
       })
       .then((outcome) => {
         run.hasExited = true;
@@ -287,7 +282,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     }
   }
 
-  private recorded(run: Running, execution = run.execution): void {
+  private recorded(run: RunningCommand, execution = run.execution): void {
     this.logger.log({
       ...this.idsOf(execution.id),
       status: execution.status,
@@ -297,86 +292,14 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.settle(run);
   }
 
-  private settle(run: Running): void {
+  private settle(run: RunningCommand): void {
     this.running.delete(run.execution.id);
     run.markRecorded();
-  }
-
-  private async heartbeat(): Promise<void> {
-    const ids = [...this.running.keys()];
-    try {
-      const { renewed, held } = await this.executionRepository.renewLeases(
-        this.id,
-        ids,
-        this.leaseFrom(this.clock.now()),
-      );
-      // a row held by a writer kept its old lease: normally this worker's own cycle recording an
-      // ended command, which needs no lease; a command still running does
-      const lapsing = held.filter((id) => this.running.get(id)?.hasExited === false);
-      if (lapsing.length === 0) this.lastHeartbeat = Date.now();
-      else this.logger.warn(`Leases not renewed: another transaction holds ${lapsing.join(', ')}`);
-      await this.registry.beat(this.id, this.running.size, this.clock.now());
-      const ours = new Set([...renewed, ...held]);
-      for (const id of ids) {
-        if (!ours.has(id) && this.running.has(id)) {
-          this.logger.warn({
-            ...this.idsOf(id),
-            msg: "No longer this worker's (cancelled or reaped): stopping its command",
-          });
-          this.runner.kill(id);
-        }
-      }
-    } catch (error) {
-      const silentFor = Date.now() - this.lastHeartbeat;
-      this.logger.warn(`Heartbeat failed (${String(error)}); leases last renewed ${Math.round(silentFor / 1000)}s ago`);
-    }
-    // the next beat may come too late: stop now if the leases could run out before it, since
-    // another node then fails these executions and starts their retries, and the two must not overlap
-    if (Date.now() - this.lastHeartbeat + this.config.heartbeatSeconds * 1000 >= this.config.leaseSeconds * 1000) {
-      for (const id of ids) this.runner.kill(id);
-    }
-  }
-
-  /** What running commands printed since the last flush, in one statement. */
-  private async flushOutputs(): Promise<void> {
-    const dirty = [...this.running.values()].filter((run) => run.outputDirty && run.output && !run.hasExited);
-    if (dirty.length === 0) return;
-    for (const run of dirty) run.outputDirty = false;
-    const snapshots = dirty.map((run) => ({ executionId: run.execution.id, output: run.output! }));
-    await this.outputs.saveAll(snapshots, this.clock.now()).catch(() => {
-      for (const run of dirty) run.outputDirty = true;
-    });
-  }
-
-  private requestFor(execution: Execution) {
-    const env: Record<string, string> = { PATH: DEFAULT_PATH };
-    for (const name of INHERITED_ENV) {
-      const value = process.env[name];
-      if (value !== undefined) env[name] = value;
-    }
-    Object.assign(env, {
-      ORBIT_EXECUTION_ID: execution.id,
-      ORBIT_JOB_ID: execution.jobId,
-      ORBIT_ATTEMPT: String(execution.attempt),
-    });
-    return {
-      id: execution.id,
-      command: execution.command,
-      cwd: this.config.workDir,
-      env,
-      timeoutMs: execution.timeoutSeconds * 1000,
-      killGraceMs: this.config.killGraceSeconds * 1000,
-      outputLimitBytes: this.config.outputLimitKb * 1024,
-    };
   }
 
   /** The ids every runtime log line about an execution carries. */
   private idsOf(executionId: string): { executionId: string; jobId?: string; workerId: string } {
     return { executionId, jobId: this.running.get(executionId)?.execution.jobId, workerId: this.id };
-  }
-
-  private leaseFrom(now: Date): Date {
-    return new Date(now.getTime() + this.config.leaseSeconds * 1000);
   }
 }
 

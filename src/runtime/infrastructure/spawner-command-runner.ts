@@ -5,8 +5,10 @@ import { Injectable, Logger } from '@nestjs/common';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import type { ExecutionOutput } from '../../executions/application/execution-output.repository.js';
 import { CommandOutcome, CommandRequest, CommandRunner } from '../application/command-runner.js';
+import { groupsByEnvironment, groupsGone, signalGroup } from './process-groups.js';
 
 type SpawnerMessage =
+  | { type: 'started'; id: string; pgid: number }
   | ({ type: 'output'; id: string } & ExecutionOutput)
   | ({
       type: 'exit';
@@ -21,7 +23,15 @@ type SpawnerMessage =
 interface Pending {
   onOutput: (output: ExecutionOutput) => void;
   resolve: (outcome: CommandOutcome) => void;
+  /** The spawner its run message went to, once sent. */
+  spawner?: ChildProcess;
+  /** The command's process group, once the spawner reported it. */
+  pgid?: number;
+  output: ExecutionOutput;
 }
+
+const NO_OUTPUT: ExecutionOutput = { stdout: '', stderr: '', truncated: false };
+const SPAWNER_EXITED = 'the command spawner exited';
 
 const SPAWNER = fileURLToPath(new URL('./spawner.cjs', import.meta.url));
 /**
@@ -35,7 +45,9 @@ const SPAWNER_NODE_FLAGS = ['--single-threaded'];
 /**
  * Starts commands through a small dedicated child process (spawner.cjs): forking from it is
  * cheaper than from this large process, and when this process dies the spawner kills the
- * commands it started.
+ * commands it started. When the spawner dies instead, this process kills their process groups
+ * and answers their runs as lost only once the groups are gone, so no retry overlaps them; a
+ * new spawner serves the commands that come after.
  */
 @Injectable()
 export class SpawnerCommandRunner extends CommandRunner {
@@ -43,7 +55,7 @@ export class SpawnerCommandRunner extends CommandRunner {
   private spawner: ChildProcess | undefined;
   private readonly pending = new Map<string, Pending>();
   /** Messages for the spawner, sent together at the end of this event-loop turn. */
-  private outbox: object[] = [];
+  private outbox: { type: string; id: string }[] = [];
   private identity: RunAs | undefined;
 
   constructor(private readonly config: OrbitConfig) {
@@ -71,7 +83,7 @@ export class SpawnerCommandRunner extends CommandRunner {
         }
       : request;
     return new Promise((resolve) => {
-      this.pending.set(request.id, { onOutput, resolve });
+      this.pending.set(request.id, { onOutput, resolve, output: NO_OUTPUT });
       this.send({ type: 'run', ...message });
     });
   }
@@ -80,12 +92,18 @@ export class SpawnerCommandRunner extends CommandRunner {
     if (this.pending.has(id)) this.send({ type: 'kill', id });
   }
 
-  private send(message: object): void {
+  private send(message: { type: string; id: string }): void {
     if (this.outbox.length === 0) {
       setImmediate(() => {
         const messages = this.outbox;
         this.outbox = [];
-        if (messages.length > 0) this.ensureSpawner().send(messages);
+        if (messages.length === 0) return;
+        const spawner = this.ensureSpawner();
+        for (const { id } of messages) {
+          const pending = this.pending.get(id);
+          if (pending) pending.spawner ??= spawner;
+        }
+        spawner.send(messages);
       });
     }
     this.outbox.push(message);
@@ -102,41 +120,68 @@ export class SpawnerCommandRunner extends CommandRunner {
 
   private ensureSpawner(): ChildProcess {
     if (this.spawner?.connected) return this.spawner;
-    const spawner = fork(SPAWNER, [], { execArgv: SPAWNER_NODE_FLAGS, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // a group of its own: a SIGKILL of this process's whole group leaves it alive to kill the commands
+    const spawner = fork(SPAWNER, [], {
+      execArgv: SPAWNER_NODE_FLAGS,
+      detached: true,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     spawner.on('message', (messages: SpawnerMessage[]) => {
       for (const message of messages) this.receive(message);
     });
     spawner.once('exit', (code, signal) => {
       if (this.spawner === spawner) {
         this.spawner = undefined;
-        this.logger.error(`The command spawner exited (code ${code}, signal ${signal}); its commands are lost`);
-        this.outbox = []; // their runs are answered below
+        this.logger.error(`The command spawner exited (code ${code}, signal ${signal}): killing its commands`);
       }
-      for (const [id, pending] of this.pending) {
-        this.pending.delete(id);
-        pending.resolve({
-          code: null,
-          signal: null,
-          error: 'the command spawner exited',
-          timedOut: false,
-          killed: true,
-          output: { stdout: '', stderr: '', truncated: false },
-        });
-      }
+      void this.killOrphans(spawner);
     });
     this.spawner = spawner;
     return spawner;
   }
 
+  /**
+   * The commands of a spawner that died run on with nobody to account for them: kill their
+   * groups (found by environment for a command whose group was never reported), and answer
+   * their runs as lost once nothing of them runs any more.
+   */
+  private async killOrphans(spawner: ChildProcess): Promise<void> {
+    const orphans = [...this.pending].filter(([, pending]) => pending.spawner === spawner);
+    for (const [id] of orphans) this.pending.delete(id);
+    const unreported = orphans.filter(([, pending]) => pending.pgid === undefined).map(([id]) => id);
+    const groups = [
+      ...orphans.flatMap(([, pending]) => (pending.pgid === undefined ? [] : [pending.pgid])),
+      ...groupsByEnvironment('ORBIT_EXECUTION_ID', unreported),
+    ];
+    for (const pgid of groups) signalGroup(pgid, 'SIGKILL');
+    await groupsGone(groups, (running) =>
+      this.logger.warn(`Process groups ${running.join(', ')} still run after SIGKILL; their runs wait for them`),
+    );
+    for (const [, pending] of orphans) {
+      pending.resolve({
+        code: null,
+        signal: null,
+        error: null,
+        lost: SPAWNER_EXITED,
+        timedOut: false,
+        killed: true,
+        output: pending.output,
+      });
+    }
+  }
+
   private receive(message: SpawnerMessage): void {
     const pending = this.pending.get(message.id);
     if (!pending) return;
-    if (message.type === 'output') {
-      pending.onOutput({ stdout: message.stdout, stderr: message.stderr, truncated: message.truncated });
-    } else if (message.type === 'exit') {
+    if (message.type === 'started') {
+      pending.pgid = message.pgid;
+    } else if (message.type === 'output') {
+      pending.output = { stdout: message.stdout, stderr: message.stderr, truncated: message.truncated };
+      pending.onOutput(pending.output);
+    } else {
       this.pending.delete(message.id);
       const { code, signal, error, timedOut, killed, stdout, stderr, truncated } = message;
-      pending.resolve({ code, signal, error, timedOut, killed, output: { stdout, stderr, truncated } });
+      pending.resolve({ code, signal, error, lost: null, timedOut, killed, output: { stdout, stderr, truncated } });
     }
   }
 }

@@ -3,13 +3,17 @@
  * The process that starts commands for one worker. It is small, so fork() is cheap, and it
  * outlives nothing: when its worker dies (even by SIGKILL) the IPC channel closes and every
  * command it started is killed with its whole process group before a retry can start
- * elsewhere. Ctrl-C and SIGTERM are its worker's business, not its own.
+ * elsewhere. It runs in a process group of its own, so a SIGKILL of its worker's whole group
+ * (a supervisor's or a shell's job control) leaves it alive for that. Ctrl-C and SIGTERM are its
+ * worker's business, not its own; when it dies by itself, its worker kills the groups it
+ * reported as started.
  *
  * Both ways, an IPC message is an array of these (what one event-loop turn produced: one
  * write instead of one per command):
  * In:  {type:'run', id, command, cwd, env, timeoutMs, killGraceMs, outputLimitBytes, uid?, gid?}
  *      {type:'kill', id}
- * Out: {type:'output', id, stdout, stderr, truncated}   (bounded tails, at most every FLUSH_MS)
+ * Out: {type:'started', id, pgid}                        (the command's process group)
+ *      {type:'output', id, stdout, stderr, truncated}   (bounded tails, at most every FLUSH_MS)
  *      {type:'exit', id, code, signal, timedOut, killed, error, stdout, stderr, truncated}
  */
 const { spawn } = require('node:child_process');
@@ -68,7 +72,11 @@ function start(request) {
     timedOut: false,
     killed: false,
     child: undefined,
-    timers: [],
+    killGraceMs: request.killGraceMs,
+    // one of each per run, whatever it prints and however often it is stopped
+    deadline: undefined,
+    flushTimer: undefined,
+    killTimer: undefined,
   };
   runs.set(run.id, run);
   let child;
@@ -86,12 +94,13 @@ function start(request) {
     return;
   }
   run.child = child;
+  if (child.pid !== undefined) send({ type: 'started', id: run.id, pgid: child.pid });
   child.stdout.on('data', (chunk) => collect(run, run.stdout, chunk));
   child.stderr.on('data', (chunk) => collect(run, run.stderr, chunk));
   child.once('error', (error) => finish(run, { code: null, signal: null, error: error.message }));
   child.once('exit', (code, signal) => {
     // background processes the command left behind end with it, after the same grace
-    if (killGroup(run, 'SIGTERM')) setTimeout(() => killGroup(run, 'SIGKILL'), request.killGraceMs).unref();
+    if (killGroup(run, 'SIGTERM')) setTimeout(() => killGroup(run, 'SIGKILL'), run.killGraceMs).unref();
     // wait for the pipes to drain, but not for a descendant that escaped the group
     const settle = setTimeout(() => finish(run, { code, signal }), 1000);
     child.once('close', () => {
@@ -99,33 +108,31 @@ function start(request) {
       finish(run, { code, signal });
     });
   });
-  run.timers.push(
-    setTimeout(() => {
-      run.timedOut = true;
-      stop(run, true, request.killGraceMs);
-    }, request.timeoutMs),
-  );
-  run.killGraceMs = request.killGraceMs;
+  run.deadline = setTimeout(() => {
+    run.timedOut = true;
+    stop(run, true);
+  }, request.timeoutMs);
 }
 
 function collect(run, tail, chunk) {
   tail.push(chunk);
   if (run.dirty) return;
   run.dirty = true;
-  run.timers.push(
-    setTimeout(() => {
-      run.dirty = false;
-      if (runs.has(run.id)) send({ type: 'output', id: run.id, ...snapshot(run) });
-    }, FLUSH_MS),
-  );
+  if (run.flushTimer) run.flushTimer.refresh();
+  else run.flushTimer = setTimeout(() => flushOutput(run), FLUSH_MS);
 }
 
-/** SIGTERM to the group, SIGKILL after the grace. */
-function stop(run, graceful, graceMs) {
+function flushOutput(run) {
+  run.dirty = false;
+  if (runs.has(run.id)) send({ type: 'output', id: run.id, ...snapshot(run) });
+}
+
+/** SIGTERM to the group, SIGKILL after the grace (counted from the first stop). */
+function stop(run, graceful) {
   if (!run || !run.child) return;
   if (!graceful) run.killed = true;
   killGroup(run, 'SIGTERM');
-  run.timers.push(setTimeout(() => killGroup(run, 'SIGKILL'), graceMs ?? run.killGraceMs ?? 0));
+  run.killTimer ??= setTimeout(() => killGroup(run, 'SIGKILL'), run.killGraceMs);
 }
 
 /** Whether the signal reached the group: false when no process of it is left. */
@@ -142,7 +149,9 @@ function killGroup(run, signal) {
 function finish(run, result) {
   if (!runs.has(run.id)) return;
   runs.delete(run.id);
-  for (const timer of run.timers) clearTimeout(timer);
+  clearTimeout(run.deadline);
+  clearTimeout(run.flushTimer);
+  clearTimeout(run.killTimer);
   send({
     type: 'exit',
     id: run.id,

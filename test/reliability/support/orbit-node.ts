@@ -46,6 +46,7 @@ export class OrbitNode {
     this.child = spawn(process.execPath, [MAIN, role], {
       env: { ...process.env, ...env, ...(port === undefined ? {} : { PORT: String(port) }), NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true, // a process group of its own, as a supervisor or a shell's job control gives it
     });
     this.exited = new Promise((resolve) => {
       this.child.once('exit', (code, signal) => {
@@ -101,6 +102,11 @@ export class OrbitNode {
 
   signal(signal: NodeJS.Signals): void {
     if (this.alive) this.child.kill(signal);
+  }
+
+  /** The signal to the node's whole process group (what `kill -9 -<pgid>` or a supervisor sends). */
+  signalGroup(signal: NodeJS.Signals): void {
+    if (this.alive) process.kill(-this.pid, signal);
   }
 
   /** SIGTERM, then SIGKILL if it has not exited within `graceMs`. */
