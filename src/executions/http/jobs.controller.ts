@@ -7,7 +7,6 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { Audited } from '../../audit/http/audited.decorator.js';
 import { JobsService } from '../../jobs/application/jobs.service.js';
 import { Job } from '../../jobs/domain/job.js';
 import { CreateJobDto } from '../../jobs/http/dto/create-job.dto.js';
@@ -15,6 +14,7 @@ import { ListJobsQuery } from '../../jobs/http/dto/list-jobs.query.js';
 import { NextRunsQuery } from '../../jobs/http/dto/next-runs.query.js';
 import { UpdateJobDto } from '../../jobs/http/dto/update-job.dto.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
+import { Audited } from '../../shared/http/audited.decorator.js';
 import { JobHistoryService } from '../application/job-history.service.js';
 import { JobPageResponse, JobResponse, JobStatsResponse, NextRunsResponse } from './dto/job.response.js';
 import { StatsQuery } from './dto/stats.query.js';
