@@ -1,9 +1,11 @@
-// ESLint 10 flat config: typescript-eslint's type-aware rules plus the layer boundaries from
-// ARCHITECTURE.md (arrows point inward: domain <- application <- infrastructure / http).
+// ESLint 10 flat config: typescript-eslint's type-aware rules, the layer boundaries from
+// ARCHITECTURE.md (arrows point inward: domain <- application <- infrastructure / http), and the
+// module graph of src/ (eslint.module-graph.js).
 import js from '@eslint/js';
 import { defineConfig, globalIgnores } from 'eslint/config';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import { moduleBoundaries } from './eslint.module-graph.js';
 
 /** A relative import of anything inside a folder with one of these names. */
 const folders = (...names) => `^\\.{1,2}/(.*/)?(${names.join('|')})(/|$)`;
@@ -93,6 +95,8 @@ export default defineConfig([
   },
 
   ...layerBoundaries,
+
+  moduleBoundaries(),
 
   {
     // class-transformer hands @Transform(({ value }) => ...) the raw query/body value as `any`.

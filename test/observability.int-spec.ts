@@ -57,6 +57,27 @@ describe('health', () => {
   });
 });
 
+describe('readiness of the worker loop', () => {
+  it('a node that runs a worker is ready only while its loop passes; an API node has no worker check', async () => {
+    const db = await createTestDatabase();
+    const api = await createTestApp({ db, asAdmin: false });
+    const node = await createTestApp({ db, role: 'all', asAdmin: false });
+    try {
+      const ready = await waitFor(async () => {
+        const res = await request(node.app.getHttpServer()).get('/health/ready');
+        return res.status === 200 ? res : undefined;
+      }, 'the worker node ready');
+      expect(ready.body.details.worker).toEqual({ status: 'up', lastPassMsAgo: expect.any(Number) });
+      const apiReady = await request(api.app.getHttpServer()).get('/health/ready').expect(200);
+      expect(Object.keys(apiReady.body.details).sort()).toEqual(['database', 'migrations']);
+    } finally {
+      await node.close();
+      await api.close();
+      await db.drop();
+    }
+  });
+});
+
 describe('metrics', () => {
   let t: TestApp;
   beforeAll(async () => {

@@ -1,13 +1,18 @@
 import { Global, Module } from '@nestjs/common';
+import { AuditRecorder } from '../shared/http/audited.interceptor.js';
 import { AuditLog } from './application/audit-log.js';
 import { AuditController } from './http/audit.controller.js';
-import { AuditInterceptor } from './http/audit.interceptor.js';
+import { RequestAuditRecorder } from './http/request-audit-recorder.js';
 import { TypeOrmAuditLog } from './infrastructure/typeorm-audit-log.js';
 
+/** The audit trail: records what @Audited routes did (as the AuditRecorder), and lists it. */
 @Global()
 @Module({
   controllers: [AuditController],
-  providers: [{ provide: AuditLog, useClass: TypeOrmAuditLog }, AuditInterceptor],
-  exports: [AuditLog, AuditInterceptor],
+  providers: [
+    { provide: AuditLog, useClass: TypeOrmAuditLog },
+    { provide: AuditRecorder, useClass: RequestAuditRecorder },
+  ],
+  exports: [AuditLog, AuditRecorder],
 })
 export class AuditModule {}

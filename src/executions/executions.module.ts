@@ -1,19 +1,36 @@
 import { Module } from '@nestjs/common';
 import { OrbitConfig } from '../config/orbit-config.js';
+import { JobRemovalGuards } from '../jobs/application/job-removal-guard.js';
 import { JobsModule } from '../jobs/jobs.module.js';
 import { ExecutionReadModel } from './application/execution-read-model.js';
+import { ExecutionRemovalGuard } from './application/execution-removal-guard.js';
+import { ExecutionRepository } from './application/execution.repository.js';
+import { ExecutionOutputRepository } from './application/execution-output.repository.js';
+import { ExecutionRetentionRepository } from './application/execution-retention.repository.js';
 import { ExecutionsService } from './application/executions.service.js';
+import { JobHistory } from './application/job-history.js';
+import { JobHistoryService } from './application/job-history.service.js';
 import { RetrySettings } from './application/retry-settings.js';
-import { ExecutionsPersistenceModule } from './executions-persistence.module.js';
 import { ExecutionsController } from './http/executions.controller.js';
+import { JobsController } from './http/jobs.controller.js';
 import { SqlExecutionReadModel } from './infrastructure/sql-execution-read-model.js';
+import { SqlJobHistory } from './infrastructure/sql-job-history.js';
+import { TypeOrmExecutionOutputRepository } from './infrastructure/typeorm-execution-output.repository.js';
+import { TypeOrmExecutionRetentionRepository } from './infrastructure/typeorm-execution-retention.repository.js';
+import { TypeOrmExecutionRepository } from './infrastructure/typeorm-execution.repository.js';
 
 @Module({
-  imports: [JobsModule, ExecutionsPersistenceModule],
-  controllers: [ExecutionsController],
+  imports: [JobsModule],
+  controllers: [JobsController, ExecutionsController],
   providers: [
     ExecutionsService,
+    JobHistoryService,
+    ExecutionRemovalGuard,
+    { provide: ExecutionRepository, useClass: TypeOrmExecutionRepository },
+    { provide: ExecutionOutputRepository, useClass: TypeOrmExecutionOutputRepository },
+    { provide: ExecutionRetentionRepository, useClass: TypeOrmExecutionRetentionRepository },
     { provide: ExecutionReadModel, useClass: SqlExecutionReadModel },
+    { provide: JobHistory, useClass: SqlJobHistory },
     {
       provide: RetrySettings,
       inject: [OrbitConfig],
@@ -23,6 +40,11 @@ import { SqlExecutionReadModel } from './infrastructure/sql-execution-read-model
       }),
     },
   ],
-  exports: [ExecutionsService, ExecutionsPersistenceModule],
+  exports: [ExecutionsService, ExecutionRepository, ExecutionOutputRepository, ExecutionRetentionRepository],
 })
-export class ExecutionsModule {}
+export class ExecutionsModule {
+  /** The jobs module asks its removal guards before a job goes; this module's is bound here. */
+  constructor(guards: JobRemovalGuards, guard: ExecutionRemovalGuard) {
+    guards.register(guard);
+  }
+}

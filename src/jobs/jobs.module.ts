@@ -1,20 +1,12 @@
 import { Module } from '@nestjs/common';
-import { ExecutionRemovalGuard } from '../executions/application/execution-removal-guard.js';
-import { ExecutionsPersistenceModule } from '../executions/executions-persistence.module.js';
 import { JobRepository } from './application/job.repository.js';
-import { JobRemovalGuard } from './application/job-removal-guard.js';
+import { JobRemovalGuards } from './application/job-removal-guard.js';
 import { JobsService } from './application/jobs.service.js';
-import { JobsController } from './http/jobs.controller.js';
 import { TypeOrmJobRepository } from './infrastructure/typeorm-job.repository.js';
 
+/** Jobs and their rules. The /jobs routes are served by the executions module (see JobsController). */
 @Module({
-  imports: [ExecutionsPersistenceModule],
-  controllers: [JobsController],
-  providers: [
-    JobsService,
-    { provide: JobRepository, useClass: TypeOrmJobRepository },
-    { provide: JobRemovalGuard, useClass: ExecutionRemovalGuard },
-  ],
-  exports: [JobsService, JobRepository],
+  providers: [JobsService, JobRemovalGuards, { provide: JobRepository, useClass: TypeOrmJobRepository }],
+  exports: [JobsService, JobRepository, JobRemovalGuards],
 })
 export class JobsModule {}

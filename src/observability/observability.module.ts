@@ -3,12 +3,13 @@ import { TerminusModule } from '@nestjs/terminus';
 import { LoggerModule } from 'nestjs-pino';
 import type { Logger as PinoRoot } from 'pino';
 import { ExecutionMetrics } from '../executions/application/execution-metrics.js';
+import { Heartbeats } from './application/heartbeats.js';
 import { HealthController } from './http/health.controller.js';
 import { MetricsController } from './http/metrics.controller.js';
 import { RequestLog, ROOT_LOGGER } from './http/request-log.js';
 import { PromMetrics } from './infrastructure/prom-metrics.js';
 
-/** Logs (pino), metrics (Prometheus) and health checks (terminus). */
+/** Logs (pino), metrics (Prometheus) and health checks (terminus), with the loops other modules register. */
 @Global()
 @Module({})
 export class ObservabilityModule {
@@ -26,8 +27,9 @@ export class ObservabilityModule {
         { provide: ExecutionMetrics, useExisting: PromMetrics },
         { provide: ROOT_LOGGER, useValue: logger },
         RequestLog,
+        Heartbeats,
       ],
-      exports: [ExecutionMetrics, PromMetrics, RequestLog],
+      exports: [ExecutionMetrics, PromMetrics, RequestLog, Heartbeats],
     };
   }
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ExecutionsModule } from '../executions/executions.module.js';
 import { JobsModule } from '../jobs/jobs.module.js';
+import { Heartbeats } from '../observability/application/heartbeats.js';
 import { CommandRunner } from './application/command-runner.js';
 import { LeaseReaperService } from './application/lease-reaper.service.js';
 import { RetentionService } from './application/retention.service.js';
@@ -22,4 +23,9 @@ import { SpawnerCommandRunner } from './infrastructure/spawner-command-runner.js
   ],
   exports: [SchedulerService, WorkerService, LeaseReaperService, RetentionService],
 })
-export class RuntimeModule {}
+export class RuntimeModule {
+  /** Readiness watches the worker loop on the nodes that run one (observability asks nothing of this module). */
+  constructor(heartbeats: Heartbeats, worker: WorkerService) {
+    heartbeats.register('worker', () => worker.lastLoopPassAt());
+  }
+}

@@ -1,15 +1,5 @@
+import type { AuditedAction } from '../../shared/application/audited-actions.js';
 import { Page, PageRequest } from '../../shared/application/page.js';
-
-export const AUDITED_ACTIONS = [
-  'job.created',
-  'job.updated',
-  'job.deleted',
-  'execution.triggered',
-  'execution.cancelled',
-  'token.created',
-  'token.revoked',
-] as const;
-export type AuditedAction = (typeof AUDITED_ACTIONS)[number];
 
 export interface AuditEvent {
   id: string;

@@ -1,9 +1,10 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { MinRole } from '../../auth/http/auth.decorators.js';
+import { AUDITED_ACTIONS } from '../../shared/application/audited-actions.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { ListQueryDto } from '../../shared/http/list-query.dto.js';
-import { AUDITED_ACTIONS, AuditLog } from '../application/audit-log.js';
+import { AuditLog } from '../application/audit-log.js';
 
 class AuditEventResponse {
   @ApiProperty({ format: 'uuid' })

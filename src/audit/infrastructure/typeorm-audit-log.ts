@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import type { AuditedAction } from '../../shared/application/audited-actions.js';
 import { Page, PageRequest, toPage } from '../../shared/application/page.js';
 import { Database } from '../../shared/infrastructure/database.js';
-import { AuditedAction, AuditEvent, AuditLog } from '../application/audit-log.js';
+import { AuditEvent, AuditLog } from '../application/audit-log.js';
 
 interface AuditRow {
   id: string;

@@ -7,8 +7,8 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { Audited } from '../../audit/http/audited.decorator.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
+import { Audited } from '../../shared/http/audited.decorator.js';
 import { ListQueryDto } from '../../shared/http/list-query.dto.js';
 import { TokensService } from '../application/tokens.service.js';
 import { MinRole } from './auth.decorators.js';

@@ -15,7 +15,7 @@ export class ExecutionRemovalGuard extends JobRemovalGuard {
     super();
   }
 
-  async releaseExecutionsOf(jobId: string): Promise<void> {
+  async beforeRemoval(jobId: string): Promise<void> {
     const active = await this.executions.findActiveByJob(jobId);
     const running = active.find((e) => e.status === ExecutionStatus.RUNNING);
     if (running) {

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { IllegalTransitionError, InvalidArgumentError } from '../../shared/domain/domain-errors.js';
-import type { Job } from '../../jobs/domain/job.js';
 import { ExecutionAction, ExecutionStatus, TRANSITIONS } from './execution-status.js';
 
 export const EXECUTION_TRIGGERS = ['MANUAL', 'SCHEDULE', 'RETRY'] as const;
@@ -13,6 +12,9 @@ export interface JobSnapshot {
   maxRetries: number;
   timeoutSeconds: number;
 }
+
+/** A job as a run copies it (a Job of the jobs module is one), named here so that this domain needs no other. */
+export type JobConfiguration = Omit<JobSnapshot, 'jobId'> & { id: string };
 
 export interface ExecutionProps extends JobSnapshot {
   id: string;
@@ -72,7 +74,7 @@ export class Execution {
   }
 
   /** A run of `job` with a copy of its configuration as it is now. */
-  static forJob(job: Job, now: Date, options: NewExecution = {}): Execution {
+  static forJob(job: JobConfiguration, now: Date, options: NewExecution = {}): Execution {
     const { id: jobId, command, maxRetries, timeoutSeconds } = job;
     return Execution.create({ jobId, command, maxRetries, timeoutSeconds }, now, options);
   }

@@ -17,11 +17,11 @@ import {
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Audited } from '../../audit/http/audited.decorator.js';
 import { MinRole } from '../../auth/http/auth.decorators.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { DomainError } from '../../shared/domain/domain-errors.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
+import { Audited } from '../../shared/http/audited.decorator.js';
 import { EmptyBodyDto } from '../../shared/http/empty-body.dto.js';
 import { requestRef } from '../../shared/http/request-ref.js';
 import { ExecutionsService } from '../application/executions.service.js';

@@ -1,8 +1,29 @@
+import { Injectable } from '@nestjs/common';
+
 /**
- * What must happen to a job's executions before the job goes: implemented by the executions
- * module, so that jobs do not depend on it.
+ * What must happen to what refers to a job before the job goes: the executions module cancels
+ * the job's queued executions, and refuses while one runs. Implemented by the modules that
+ * refer to jobs, which register with JobRemovalGuards, so that jobs depend on none of them.
  */
 export abstract class JobRemovalGuard {
-  /** Throws ConflictError while an execution runs; cancels the queued ones. */
-  abstract releaseExecutionsOf(jobId: string): Promise<void>;
+  /** Inside the removal's transaction, the job's row locked: throws ConflictError to refuse it. */
+  abstract beforeRemoval(jobId: string): Promise<void>;
+}
+
+/**
+ * The guards the outer modules registered. A Nest module cannot bind a port of its own to a
+ * provider of a module that imports it (that is a module cycle), so the implementations come
+ * to this registry instead, from the modules that declare them.
+ */
+@Injectable()
+export class JobRemovalGuards {
+  private readonly guards: JobRemovalGuard[] = [];
+
+  register(guard: JobRemovalGuard): void {
+    this.guards.push(guard);
+  }
+
+  async beforeRemoval(jobId: string): Promise<void> {
+    for (const guard of this.guards) await guard.beforeRemoval(jobId);
+  }
 }

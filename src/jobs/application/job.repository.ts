@@ -5,22 +5,6 @@ export interface JobFilter {
   enabled?: boolean;
 }
 
-/** The most recent execution of a job (by creation), as shown beside the job: a read model, not part of Job. */
-export interface LastExecution {
-  id: string;
-  status: string;
-  finishedAt: Date | null;
-}
-
-/** What the executions of a job created since an instant came to. */
-export interface JobExecutionStats {
-  /** Executions by status; statuses with none are absent. */
-  counts: Record<string, number>;
-  /** Percentiles of started → finished, in milliseconds, over finished runs that started; null without any. */
-  p50Ms: number | null;
-  p95Ms: number | null;
-}
-
 /** Persistence port of jobs. Writes are conditional on the version the job was read with. */
 export abstract class JobRepository {
   /** Throws ConflictError when the name is taken. */
@@ -32,11 +16,6 @@ export abstract class JobRepository {
   /** `lock` takes a row lock for the rest of the current transaction. */
   abstract findById(id: string, lock?: 'share' | 'update'): Promise<Job | null>;
   abstract list(filter: JobFilter, page: PageRequest): Promise<Page<Job>>;
-
-  /** The most recent execution of each of the jobs that has one, in one query. */
-  abstract lastExecutions(jobIds: readonly string[]): Promise<Map<string, LastExecution>>;
-  /** Counts and duration percentiles of the job's executions created at or after `since`. */
-  abstract executionStats(jobId: string, since: Date): Promise<JobExecutionStats>;
 
   /**
    * Enabled live jobs whose next slot is due at `now` (ALLOW jobs: within `leadMs` after it),

@@ -3,22 +3,9 @@ import { Page, PageRequest } from '../../shared/application/page.js';
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { NotFoundError } from '../../shared/domain/domain-errors.js';
-import { EXECUTION_STATUSES, ExecutionStatus } from '../../executions/domain/execution-status.js';
 import { Job, JobSettings, NewJob } from '../domain/job.js';
-import { JobFilter, JobRepository, LastExecution } from './job.repository.js';
-import { JobRemovalGuard } from './job-removal-guard.js';
-
-const HOUR_MS = 3_600_000;
-
-/** How the executions of a job created in the last `windowHours` hours went. */
-export interface JobStats {
-  windowHours: number;
-  since: Date;
-  /** Every status, 0 when none. */
-  counts: Record<ExecutionStatus, number>;
-  /** Started → finished, in milliseconds, over the finished runs that started; null when there are none. */
-  durationMs: { p50: number | null; p95: number | null };
-}
+import { JobFilter, JobRepository } from './job.repository.js';
+import { JobRemovalGuards } from './job-removal-guard.js';
 
 @Injectable()
 export class JobsService {
@@ -26,7 +13,7 @@ export class JobsService {
     private readonly jobs: JobRepository,
     private readonly clock: Clock,
     private readonly transactions: TransactionRunner,
-    private readonly removalGuard: JobRemovalGuard,
+    private readonly removalGuards: JobRemovalGuards,
   ) {}
 
   async create(input: NewJob): Promise<Job> {
@@ -51,25 +38,6 @@ export class JobsService {
     return job.schedule().nextRuns(count, this.clock.now());
   }
 
-  /** The most recent execution of each job that has one: a read model shown beside jobs. */
-  lastExecutions(jobIds: readonly string[]): Promise<Map<string, LastExecution>> {
-    return this.jobs.lastExecutions(jobIds);
-  }
-
-  /** Executions of the job created in the last `hours` hours: how many ended how, and how long runs took. */
-  async stats(id: string, hours: number): Promise<JobStats> {
-    const job = await this.get(id);
-    const since = new Date(this.clock.now().getTime() - hours * HOUR_MS);
-    const stats = await this.jobs.executionStats(job.id, since);
-    const counts = Object.fromEntries(EXECUTION_STATUSES.map((status) => [status, stats.counts[status] ?? 0]));
-    return {
-      windowHours: hours,
-      since,
-      counts: counts as Record<ExecutionStatus, number>,
-      durationMs: { p50: stats.p50Ms, p95: stats.p95Ms },
-    };
-  }
-
   /** Read under a row lock, so the change applies to what a scheduler pass left. */
   update(id: string, patch: Partial<JobSettings>): Promise<Job> {
     return this.transactions.run(async () => {
@@ -84,7 +52,7 @@ export class JobsService {
   async remove(id: string): Promise<void> {
     await this.transactions.run(async () => {
       const job = await this.get(id, 'update');
-      await this.removalGuard.releaseExecutionsOf(job.id);
+      await this.removalGuards.beforeRemoval(job.id);
       await this.jobs.markDeleted(job, this.clock.now());
     });
   }

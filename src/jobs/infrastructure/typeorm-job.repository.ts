@@ -3,7 +3,7 @@ import { Page, PageRequest, toPage } from '../../shared/application/page.js';
 import { ConflictError, StaleWriteError } from '../../shared/domain/domain-errors.js';
 import { Database, uniqueViolation } from '../../shared/infrastructure/database.js';
 import { newestFirst } from '../../shared/infrastructure/newest-first.js';
-import { JobExecutionStats, JobFilter, JobRepository, LastExecution } from '../application/job.repository.js';
+import { JobFilter, JobRepository } from '../application/job.repository.js';
 import { Job } from '../domain/job.js';
 import { JobMapper } from './job.mapper.js';
 import { JobOrmEntity } from './job.orm-entity.js';
@@ -60,49 +60,6 @@ export class TypeOrmJobRepository extends JobRepository {
     if (filter.enabled !== undefined) query.andWhere('job.enabled = :enabled', { enabled: filter.enabled });
     const rows = await newestFirst(query, 'job', page);
     return toPage(rows.map(JobMapper.toDomain), page.limit);
-  }
-
-  /** One index probe per job (executions_job_newest_idx), however many executions each has. */
-  async lastExecutions(jobIds: readonly string[]): Promise<Map<string, LastExecution>> {
-    if (jobIds.length === 0) return new Map();
-    const rows = await this.db.rows<{ job_id: string; id: string; status: string; finished_at: Date | null }>(
-      `SELECT job.id AS job_id, last.id, last.status, last.finished_at
-         FROM unnest($1::uuid[]) AS job (id)
-         CROSS JOIN LATERAL (
-           SELECT e.id, e.status, e.finished_at
-             FROM executions e
-            WHERE e.job_id = job.id
-            ORDER BY e.created_at DESC, e.id DESC
-            LIMIT 1
-         ) AS last`,
-      [jobIds],
-    );
-    return new Map(
-      rows.map((row) => [
-        row.job_id,
-        { id: row.id, status: row.status, finishedAt: row.finished_at ? new Date(row.finished_at) : null },
-      ]),
-    );
-  }
-
-  async executionStats(jobId: string, since: Date): Promise<JobExecutionStats> {
-    const [row] = await this.db.rows<{ counts: Record<string, number>; p50: number | null; p95: number | null }>(
-      `WITH windowed AS (
-         SELECT status, started_at, finished_at
-           FROM executions
-          WHERE job_id = $1 AND created_at >= $2
-       ), durations AS (
-         SELECT extract(epoch FROM finished_at - started_at)::float8 * 1000 AS ms
-           FROM windowed
-          WHERE started_at IS NOT NULL AND finished_at IS NOT NULL
-       )
-       SELECT (SELECT coalesce(jsonb_object_agg(status, n), '{}'::jsonb)
-                 FROM (SELECT status, count(*)::int AS n FROM windowed GROUP BY status) AS by_status) AS counts,
-              (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FROM durations) AS p50,
-              (SELECT percentile_cont(0.95) WITHIN GROUP (ORDER BY ms) FROM durations) AS p95`,
-      [jobId, since],
-    );
-    return { counts: row?.counts ?? {}, p50Ms: row?.p50 ?? null, p95Ms: row?.p95 ?? null };
   }
 
   /** Raw SQL: hydrating thousands of locked rows through the query builder costs more than the query. */

@@ -1,11 +1,10 @@
 import { Controller, Get } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../../auth/http/auth.decorators.js';
 import { OrbitConfig } from '../../config/orbit-config.js';
-import { WorkerService } from '../../runtime/application/worker.service.js';
 import { Database } from '../../shared/infrastructure/database.js';
+import { Heartbeats } from '../application/heartbeats.js';
 
 /** Liveness and readiness, without a token, with the usual 200 / 503. */
 @ApiTags('health')
@@ -18,7 +17,7 @@ export class HealthController {
     private readonly indicators: HealthIndicatorService,
     private readonly db: Database,
     private readonly config: OrbitConfig,
-    private readonly modules: ModuleRef,
+    private readonly heartbeats: Heartbeats,
   ) {}
 
   @Get('live')
@@ -35,17 +34,12 @@ export class HealthController {
     return this.health.check([
       () => this.database.pingCheck('database', { connection: this.db.dataSource, timeout: 2000 }),
       () => this.migrations(),
-      ...(this.worker() ? [() => this.workerLoop(this.worker()!)] : []),
+      ...[...this.heartbeats.registered()].map(
+        ([name, lastPassAt]) =>
+          () =>
+            this.loop(name, lastPassAt()),
+      ),
     ]);
-  }
-
-  /** The node's worker, when its role runs one. */
-  private worker(): WorkerService | undefined {
-    try {
-      return this.modules.get(WorkerService, { strict: false });
-    } catch {
-      return undefined;
-    }
   }
 
   private async migrations() {
@@ -58,9 +52,8 @@ export class HealthController {
   }
 
   /** The loop passes at least every poll interval; a stalled or failing loop stops doing so. */
-  private workerLoop(worker: WorkerService) {
-    const check = this.indicators.check('worker');
-    const last = worker.lastLoopPassAt();
+  private loop(name: string, last: number | undefined) {
+    const check = this.indicators.check(name);
     const limitMs = Math.max(5000, 3 * this.config.pollIntervalMs);
     const ageMs = last === undefined ? undefined : Date.now() - last;
     return ageMs !== undefined && ageMs <= limitMs

@@ -1,9 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { EXECUTION_STATUSES } from '../../../executions/domain/execution-status.js';
-import type { JobStats } from '../../application/jobs.service.js';
-import type { LastExecution } from '../../application/job.repository.js';
-import { Job } from '../../domain/job.js';
-import { CONCURRENCY_POLICIES, MISFIRE_POLICIES } from '../../domain/job-policies.js';
+import { Job } from '../../../jobs/domain/job.js';
+import { CONCURRENCY_POLICIES, MISFIRE_POLICIES } from '../../../jobs/domain/job-policies.js';
+import type { LastExecution } from '../../application/job-history.js';
+import type { JobStats } from '../../application/job-history.service.js';
+import { EXECUTION_STATUSES } from '../../domain/execution-status.js';
 
 export class LastExecutionResponse {
   @ApiProperty({ example: '5c3b0c55-9f8e-4a51-8f0e-2b1f7f7e2a11', format: 'uuid' })

@@ -7,22 +7,31 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { Audited } from '../../audit/http/audited.decorator.js';
+import { JobsService } from '../../jobs/application/jobs.service.js';
+import { Job } from '../../jobs/domain/job.js';
+import { CreateJobDto } from '../../jobs/http/dto/create-job.dto.js';
+import { ListJobsQuery } from '../../jobs/http/dto/list-jobs.query.js';
+import { NextRunsQuery } from '../../jobs/http/dto/next-runs.query.js';
+import { UpdateJobDto } from '../../jobs/http/dto/update-job.dto.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
-import { JobsService } from '../application/jobs.service.js';
-import { Job } from '../domain/job.js';
-import { CreateJobDto } from './dto/create-job.dto.js';
+import { Audited } from '../../shared/http/audited.decorator.js';
+import { JobHistoryService } from '../application/job-history.service.js';
 import { JobPageResponse, JobResponse, JobStatsResponse, NextRunsResponse } from './dto/job.response.js';
-import { ListJobsQuery } from './dto/list-jobs.query.js';
-import { NextRunsQuery } from './dto/next-runs.query.js';
 import { StatsQuery } from './dto/stats.query.js';
-import { UpdateJobDto } from './dto/update-job.dto.js';
 
+/**
+ * The jobs resource. Every answer about a job carries its last execution and /stats reads its
+ * executions, so the routes are served here, where both modules are known; the jobs module
+ * keeps the jobs and their rules, and its request DTOs.
+ */
 @ApiTags('jobs')
 @ApiBearerAuth()
 @Controller('jobs')
 export class JobsController {
-  constructor(private readonly jobs: JobsService) {}
+  constructor(
+    private readonly jobs: JobsService,
+    private readonly history: JobHistoryService,
+  ) {}
 
   @Post()
   @Audited('job.created')
@@ -92,12 +101,12 @@ export class JobsController {
   @ApiOkResponse({ type: JobStatsResponse })
   @ApiErrors(400, 404)
   async stats(@Param('id', ParseUUIDPipe) id: string, @Query() query: StatsQuery): Promise<JobStatsResponse> {
-    return JobStatsResponse.from(await this.jobs.stats(id, query.hours ?? 24));
+    return JobStatsResponse.from(await this.history.stats(id, query.hours ?? 24));
   }
 
   /** Jobs as answered: each with its most recent execution, read for all of them in one query. */
   private async withLastExecutions(jobs: Job[]): Promise<JobResponse[]> {
-    const last = await this.jobs.lastExecutions(jobs.map((job) => job.id));
+    const last = await this.history.lastExecutions(jobs.map((job) => job.id));
     return jobs.map((job) => JobResponse.from(job, last.get(job.id) ?? null));
   }
 

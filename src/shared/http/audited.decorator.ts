@@ -1,8 +1,6 @@
 import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
-import type { AuditedAction } from '../application/audit-log.js';
-import { AUDITED, AuditInterceptor } from './audit.interceptor.js';
-
-export { AUDITED };
+import type { AuditedAction } from '../application/audited-actions.js';
+import { AUDITED, AuditedInterceptor } from './audited.interceptor.js';
 
 /**
  * Records the action in the audit trail once the request succeeded. The interceptor is bound
@@ -10,4 +8,4 @@ export { AUDITED };
  * pipeline, an rxjs chain built per request.
  */
 export const Audited = (action: AuditedAction) =>
-  applyDecorators(SetMetadata(AUDITED, action), UseInterceptors(AuditInterceptor));
+  applyDecorators(SetMetadata(AUDITED, action), UseInterceptors(AuditedInterceptor));

@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import { Database } from '../../shared/infrastructure/database.js';
+import { JobExecutionStats, JobHistory, LastExecution } from '../application/job-history.js';
+
+@Injectable()
+export class SqlJobHistory extends JobHistory {
+  constructor(private readonly db: Database) {
+    super();
+  }
+
+  /** One index probe per job (executions_job_newest_idx), however many executions each has. */
+  async lastExecutions(jobIds: readonly string[]): Promise<Map<string, LastExecution>> {
+    if (jobIds.length === 0) return new Map();
+    const rows = await this.db.rows<{ job_id: string; id: string; status: string; finished_at: Date | null }>(
+      `SELECT job.id AS job_id, last.id, last.status, last.finished_at
+         FROM unnest($1::uuid[]) AS job (id)
+         CROSS JOIN LATERAL (
+           SELECT e.id, e.status, e.finished_at
+             FROM executions e
+            WHERE e.job_id = job.id
+            ORDER BY e.created_at DESC, e.id DESC
+            LIMIT 1
+         ) AS last`,
+      [jobIds],
+    );
+    return new Map(
+      rows.map((row) => [
+        row.job_id,
+        { id: row.id, status: row.status, finishedAt: row.finished_at ? new Date(row.finished_at) : null },
+      ]),
+    );
+  }
+
+  async executionStats(jobId: string, since: Date): Promise<JobExecutionStats> {
+    const [row] = await this.db.rows<{ counts: Record<string, number>; p50: number | null; p95: number | null }>(
+      `WITH windowed AS (
+         SELECT status, started_at, finished_at
+           FROM executions
+          WHERE job_id = $1 AND created_at >= $2
+       ), durations AS (
+         SELECT extract(epoch FROM finished_at - started_at)::float8 * 1000 AS ms
+           FROM windowed
+          WHERE started_at IS NOT NULL AND finished_at IS NOT NULL
+       )
+       SELECT (SELECT coalesce(jsonb_object_agg(status, n), '{}'::jsonb)
+                 FROM (SELECT status, count(*)::int AS n FROM windowed GROUP BY status) AS by_status) AS counts,
+              (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FROM durations) AS p50,
+              (SELECT percentile_cont(0.95) WITHIN GROUP (ORDER BY ms) FROM durations) AS p95`,
+      [jobId, since],
+    );
+    return { counts: row?.counts ?? {}, p50Ms: row?.p50 ?? null, p95Ms: row?.p95 ?? null };
+  }
+}
