@@ -14,8 +14,8 @@ import { Job } from '../domain/job.js';
 import { CreateJobDto } from './dto/create-job.dto.js';
 import { JobPageResponse, JobResponse, JobStatsResponse, NextRunsResponse } from './dto/job.response.js';
 import { ListJobsQuery } from './dto/list-jobs.query.js';
-import { NextRunsQuery } from './dto/next-runs.query.js';
-import { StatsQuery } from './dto/stats.query.js';
+import { NEXT_RUNS, NextRunsQuery } from './dto/next-runs.query.js';
+import { STATS_HOURS, StatsQuery } from './dto/stats.query.js';
 import { UpdateJobDto } from './dto/update-job.dto.js';
 
 @ApiTags('jobs')
@@ -78,7 +78,7 @@ export class JobsController {
   @ApiOkResponse({ type: NextRunsResponse })
   @ApiErrors(400, 404)
   async nextRuns(@Param('id', ParseUUIDPipe) id: string, @Query() query: NextRunsQuery): Promise<NextRunsResponse> {
-    const runs = await this.jobs.nextRuns(id, query.count ?? 5);
+    const runs = await this.jobs.nextRuns(id, query.count ?? NEXT_RUNS.default);
     return { runs: runs.map((d) => d.toISOString()) };
   }
 
@@ -92,7 +92,7 @@ export class JobsController {
   @ApiOkResponse({ type: JobStatsResponse })
   @ApiErrors(400, 404)
   async stats(@Param('id', ParseUUIDPipe) id: string, @Query() query: StatsQuery): Promise<JobStatsResponse> {
-    return JobStatsResponse.from(await this.jobs.stats(id, query.hours ?? 24));
+    return JobStatsResponse.from(await this.jobs.stats(id, query.hours ?? STATS_HOURS.default));
   }
 
   /** Jobs as answered: each with its most recent execution, read for all of them in one query. */
