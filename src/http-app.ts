@@ -8,6 +8,7 @@ import { errorBody } from './shared/http/domain-error.filter.js';
 import { securityHeaders } from './shared/http/security-headers.js';
 import { BodyShapePipe } from './shared/http/body-shape.pipe.js';
 import { validationPipe } from './shared/http/validation.js';
+import { ORBIT_VERSION } from './shared/orbit-version.js';
 
 /**
  * Options for `NestFactory.create` and `createNestApplication` beside the adapter: Nest's own
@@ -67,7 +68,7 @@ export function configureHttp(app: NestFastifyApplication): NestFastifyApplicati
           'Every endpoint needs a bearer token (Authorize, above): viewer for reading, operator to ' +
           'trigger, cancel and drive executions, admin to change jobs and tokens.',
       )
-      .setVersion('0.1.0')
+      .setVersion(ORBIT_VERSION)
       .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An Orbit API token (orbit_…)' })
       .build(),
   );

@@ -340,8 +340,8 @@ describe('batch writes (the worker cycle)', () => {
   it('insertAll stores every execution as built, and nothing for an empty list', async () => {
     const job = await storedJob({ command: 'make all', maxRetries: 2 });
     const batch = [0, 1, 2].map((i) => Execution.forJob(job, at(i), { trigger: 'SCHEDULE', scheduledFor: at(60 + i) }));
-    await executions.insertAll([]);
-    await executions.insertAll(batch);
+    await expect(executions.insertAll([])).resolves.toBe(0);
+    await expect(executions.insertAll(batch)).resolves.toBe(3);
 
     for (const execution of batch) {
       expect((await executions.findById(execution.id))?.toProps()).toEqual(execution.toProps());

@@ -1,4 +1,6 @@
 import request from 'supertest';
+import { JOB_LIMITS } from '../src/jobs/domain/job.js';
+import { ORBIT_VERSION } from '../src/shared/orbit-version.js';
 import { createTestApp, TestApp } from './support/test-app.js';
 import { JOB_FIELDS } from './support/contract.js';
 
@@ -9,6 +11,7 @@ interface Operation {
 }
 interface OpenApi {
   openapi: string;
+  info: { version: string };
   paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
 }
@@ -102,6 +105,28 @@ describe('the API documentation', () => {
     expect(Object.keys(schema?.properties ?? {})).toEqual(
       expect.arrayContaining(['timezone', 'maxRetries', 'timeoutSeconds', 'enabled']),
     );
+  });
+
+  it("documents a job's limits as the domain enforces them", () => {
+    const ref = op('post', '/jobs').requestBody?.content['application/json']?.schema?.$ref;
+    const properties = doc.components.schemas[schemaName(ref)]?.properties ?? {};
+    expect(properties).toMatchObject({
+      name: { maxLength: JOB_LIMITS.nameMaxLength },
+      maxRetries: {
+        minimum: JOB_LIMITS.maxRetries.min,
+        maximum: JOB_LIMITS.maxRetries.max,
+        default: JOB_LIMITS.maxRetries.default,
+      },
+      timeoutSeconds: {
+        minimum: JOB_LIMITS.timeoutSeconds.min,
+        maximum: JOB_LIMITS.timeoutSeconds.max,
+        default: JOB_LIMITS.timeoutSeconds.default,
+      },
+    });
+  });
+
+  it("states package.json's version", () => {
+    expect(doc.info.version).toBe(ORBIT_VERSION);
   });
 
   it.each(['succeed', 'fail'])('POST /executions/{id}/%s documents exitCode as required', (action) => {

@@ -4,10 +4,9 @@ import { ExecutionTransitionGuard1764547200000 } from '../../migrations/17645472
 import { TokensAndAudit1764633600000 } from '../../migrations/1764633600000-TokensAndAudit.js';
 import { WorkersAndRetention1764720000000 } from '../../migrations/1764720000000-WorkersAndRetention.js';
 import { ExecutionResponseJson1764806400000 } from '../../migrations/1764806400000-ExecutionResponseJson.js';
-import { ExecutionOrmEntity } from '../executions/infrastructure/execution.orm-entity.js';
 import { JobOrmEntity } from '../jobs/infrastructure/job.orm-entity.js';
 
-export const ENTITIES = [JobOrmEntity, ExecutionOrmEntity];
+export const ENTITIES = [JobOrmEntity];
 export const MIGRATIONS = [
   InitialSchema1764460800000,
   ExecutionTransitionGuard1764547200000,

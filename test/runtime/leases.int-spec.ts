@@ -9,7 +9,7 @@ import request from 'supertest';
 import { ExecutionRepository } from '../../src/executions/application/execution.repository.js';
 import { ExecutionsService } from '../../src/executions/application/executions.service.js';
 import { Execution } from '../../src/executions/domain/execution.js';
-import { ExecutionStatus } from '../../src/executions/domain/execution-status.js';
+import { ExecutionStatus, isFinal } from '../../src/executions/domain/execution-status.js';
 import { JobsService } from '../../src/jobs/application/jobs.service.js';
 import { Job } from '../../src/jobs/domain/job.js';
 import { LeaseReaperService } from '../../src/runtime/application/lease-reaper.service.js';
@@ -253,7 +253,7 @@ describe('leases on real nodes', () => {
           if (row?.lease_expires_at && row.started_at) {
             furthestLeaseMs = Math.max(furthestLeaseMs, row.lease_expires_at.getTime() - row.started_at.getTime());
           }
-          return ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(row?.status) ? row : undefined;
+          return row && isFinal(row.status) ? row : undefined;
         },
         'the command to finish',
         15_000,

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import { isFinal } from '../../src/executions/domain/execution-status.js';
 import { Database } from '../../src/shared/infrastructure/database.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { isAlive, waitFor } from '../support/wait.js';
@@ -47,7 +48,7 @@ describe('worker runs commands as real processes', () => {
   async function settled(id: string): Promise<Body> {
     return waitFor(async () => {
       const { body } = await http().get(`/executions/${id}`);
-      return ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(body.status) ? (body as Body) : undefined;
+      return isFinal(body.status) ? (body as Body) : undefined;
     }, `execution ${id} to finish`);
   }
 

@@ -11,8 +11,12 @@ export interface LeaseRenewal {
 /** Persistence port of executions. Every state change is a conditional write on the version it was read with. */
 export abstract class ExecutionRepository {
   abstract insert(execution: Execution): Promise<void>;
-  /** Inserts new executions in one statement. */
-  abstract insertAll(executions: Execution[]): Promise<void>;
+  /**
+   * Inserts new executions in one statement and answers how many it inserted. With
+   * `skipTakenSlots`, a scheduled execution whose (job, slot) exists already is skipped; any
+   * other conflict fails the whole statement.
+   */
+  abstract insertAll(executions: Execution[], options?: { skipTakenSlots?: boolean }): Promise<number>;
   /** Persists a transition; throws StaleWriteError when someone else changed the row first. */
   abstract save(execution: Execution): Promise<void>;
   /**
@@ -25,8 +29,6 @@ export abstract class ExecutionRepository {
   /** QUEUED or RUNNING executions of a job; inside a transaction they are locked for it. */
   abstract findActiveByJob(jobId: string): Promise<Execution[]>;
 
-  /** Inserts a scheduled execution unless its (job, slot) exists already; says whether it did. */
-  abstract insertScheduled(execution: Execution): Promise<boolean>;
   /** Locks up to `limit` due QUEUED executions, oldest first, skipping rows others hold. */
   abstract lockDue(now: Date, limit: number): Promise<Execution[]>;
   /** Persists executions a worker just started, with their lease. */
@@ -39,9 +41,4 @@ export abstract class ExecutionRepository {
   abstract lockTimedOutOutsideRuns(now: Date, limit: number): Promise<Execution[]>;
   /** When the next QUEUED execution falls due, if any. */
   abstract earliestDue(): Promise<Date | null>;
-  /**
-   * Inserts scheduled executions in one statement, skipping each whose (job, slot) exists
-   * already; answers how many it inserted.
-   */
-  abstract insertScheduledMany(executions: Execution[]): Promise<number>;
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { IllegalTransitionError, InvalidArgumentError } from '../../shared/domain/domain-errors.js';
+import { INT32 } from '../../shared/domain/int32.js';
 import { ExecutionAction, ExecutionStatus, TRANSITIONS } from './execution-status.js';
 
 export const EXECUTION_TRIGGERS = ['MANUAL', 'SCHEDULE', 'RETRY'] as const;
@@ -210,7 +211,7 @@ export class Execution {
 }
 
 function requireInteger(exitCode: number): void {
-  if (!Number.isInteger(exitCode) || exitCode < -2_147_483_648 || exitCode > 2_147_483_647) {
+  if (!Number.isInteger(exitCode) || exitCode < INT32.min || exitCode > INT32.max) {
     throw new InvalidArgumentError('exitCode must be a 32-bit integer', 'exitCode');
   }
 }

@@ -11,13 +11,13 @@ import { JobsService } from '../../jobs/application/jobs.service.js';
 import { Job } from '../../jobs/domain/job.js';
 import { CreateJobDto } from '../../jobs/http/dto/create-job.dto.js';
 import { ListJobsQuery } from '../../jobs/http/dto/list-jobs.query.js';
-import { NextRunsQuery } from '../../jobs/http/dto/next-runs.query.js';
+import { NEXT_RUNS, NextRunsQuery } from '../../jobs/http/dto/next-runs.query.js';
 import { UpdateJobDto } from '../../jobs/http/dto/update-job.dto.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { Audited } from '../../shared/http/audited.decorator.js';
 import { JobHistoryService } from '../application/job-history.service.js';
 import { JobPageResponse, JobResponse, JobStatsResponse, NextRunsResponse } from './dto/job.response.js';
-import { StatsQuery } from './dto/stats.query.js';
+import { STATS_HOURS, StatsQuery } from './dto/stats.query.js';
 
 /**
  * The jobs resource. Every answer about a job carries its last execution and /stats reads its
@@ -87,7 +87,7 @@ export class JobsController {
   @ApiOkResponse({ type: NextRunsResponse })
   @ApiErrors(400, 404)
   async nextRuns(@Param('id', ParseUUIDPipe) id: string, @Query() query: NextRunsQuery): Promise<NextRunsResponse> {
-    const runs = await this.jobs.nextRuns(id, query.count ?? 5);
+    const runs = await this.jobs.nextRuns(id, query.count ?? NEXT_RUNS.default);
     return { runs: runs.map((d) => d.toISOString()) };
   }
 
@@ -101,7 +101,7 @@ export class JobsController {
   @ApiOkResponse({ type: JobStatsResponse })
   @ApiErrors(400, 404)
   async stats(@Param('id', ParseUUIDPipe) id: string, @Query() query: StatsQuery): Promise<JobStatsResponse> {
-    return JobStatsResponse.from(await this.history.stats(id, query.hours ?? 24));
+    return JobStatsResponse.from(await this.history.stats(id, query.hours ?? STATS_HOURS.default));
   }
 
   /** Jobs as answered: each with its most recent execution, read for all of them in one query. */

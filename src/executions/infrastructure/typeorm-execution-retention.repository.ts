@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../../shared/infrastructure/database.js';
 import { ExecutionRetentionRepository } from '../application/execution-retention.repository.js';
-import { ExecutionStatus } from '../domain/execution-status.js';
+import { EXECUTION_STATUSES, isFinal } from '../domain/execution-status.js';
 
 /** The statuses an execution never leaves: the only ones retention may delete. A literal, never a parameter. */
-const FINISHED = `('${ExecutionStatus.SUCCEEDED}', '${ExecutionStatus.FAILED}', '${ExecutionStatus.CANCELLED}')`;
+const FINISHED = `(${EXECUTION_STATUSES.filter(isFinal)
+  .map((status) => `'${status}'`)
+  .join(', ')})`;
 
 /**
  * One batch, one statement (so one short transaction of its own unless the caller opened one).

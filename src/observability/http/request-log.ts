@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
 import pino, { type Logger as PinoRoot } from 'pino';
+import { INT32 } from '../../shared/domain/int32.js';
 
 export const ROOT_LOGGER = Symbol('orbit:root-logger');
 
 /** Health checks and scrapes are not worth a line. */
 const UNLOGGED = /^\/(health|metrics)/;
-const MAX_ID = 2_147_483_647;
 
 /** `id` as pino-http numbered requests: 1, 2, 3, … per process (or one set before). */
 type LoggedRequest = Omit<IncomingMessage, 'id'> & { id?: unknown };
@@ -32,7 +32,7 @@ export class RequestLog {
    */
   readonly onRequest = (request: { raw: LoggedRequest }, reply: { raw: ServerResponse }, done: () => void): void => {
     const req = request.raw;
-    req.id ??= this.lastId = (this.lastId + 1) & MAX_ID;
+    req.id ??= this.lastId = (this.lastId + 1) & INT32.max;
     if (!UNLOGGED.test(req.url ?? '')) {
       const started = Date.now();
       const res = reply.raw;

@@ -106,7 +106,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
         // the next slot is the first one after the last fired (slots fired ahead lie after `now`)
         job.planFrom(plan.fire[plan.fire.length - 1] ?? now);
       }
-      fired += await this.executionRepository.insertScheduledMany(allowed);
+      fired += await this.executionRepository.insertAll(allowed, { skipTakenSlots: true });
       await this.jobs.saveSchedules(due);
       return { jobs: due.length, fired };
     });
@@ -136,6 +136,6 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
       });
       await this.executions.apply(earlier, (e, at) => e.cancel(at));
     }
-    return this.executionRepository.insertScheduled(this.scheduled(job, slot, now));
+    return (await this.executionRepository.insertAll([this.scheduled(job, slot, now)], { skipTakenSlots: true })) === 1;
   }
 }

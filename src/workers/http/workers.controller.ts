@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from
 import { OrbitConfig } from '../../config/orbit-config.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
+import { ORBIT_VERSION } from '../../shared/orbit-version.js';
 import { WorkerRegistry } from '../application/worker-registry.js';
 
 /** Workers that stopped beating are listed this long (as not alive) before they drop off. */
@@ -15,7 +16,7 @@ class WorkerResponse {
   host!: string;
   @ApiProperty({ example: 4242 })
   pid!: number;
-  @ApiProperty({ example: '0.1.0' })
+  @ApiProperty({ example: ORBIT_VERSION })
   version!: string;
   @ApiProperty({ example: 4 })
   concurrency!: number;

@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsInt, Max, Min } from 'class-validator';
-
-const INT32 = { min: -2_147_483_648, max: 2_147_483_647 };
+import { INT32 } from '../../../shared/domain/int32.js';
 
 export class SucceedDto {
   @ApiProperty({ example: 0, description: 'Any 32-bit integer' })

@@ -15,7 +15,10 @@ export class CreateJobDto {
   @IsString()
   name!: string;
 
-  @ApiProperty({ example: '/usr/local/bin/backup.sh --full', description: 'Run with /bin/sh -c; at most 8 KiB' })
+  @ApiProperty({
+    example: '/usr/local/bin/backup.sh --full',
+    description: `Run with /bin/sh -c; at most ${JOB_LIMITS.commandMaxBytes / 1024} KiB`,
+  })
   @IsString()
   command!: string;
 
@@ -31,12 +34,22 @@ export class CreateJobDto {
   @IsString()
   timezone?: string;
 
-  @ApiPropertyOptional({ example: 2, default: 0, minimum: 0, maximum: 100 })
+  @ApiPropertyOptional({
+    example: 2,
+    default: JOB_LIMITS.maxRetries.default,
+    minimum: JOB_LIMITS.maxRetries.min,
+    maximum: JOB_LIMITS.maxRetries.max,
+  })
   @IsOptional()
   @IsInt()
   maxRetries?: number;
 
-  @ApiPropertyOptional({ example: 600, default: 3600, minimum: 1, maximum: 604800 })
+  @ApiPropertyOptional({
+    example: 600,
+    default: JOB_LIMITS.timeoutSeconds.default,
+    minimum: JOB_LIMITS.timeoutSeconds.min,
+    maximum: JOB_LIMITS.timeoutSeconds.max,
+  })
   @IsOptional()
   @IsInt()
   timeoutSeconds?: number;

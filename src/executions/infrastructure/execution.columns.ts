@@ -1,0 +1,29 @@
+import { TableColumns } from '../../shared/infrastructure/table-columns.js';
+import { ExecutionProps } from '../domain/execution.js';
+
+/**
+ * The columns of `executions` that hold an execution's props, one per field (the compiler
+ * checks that none is missing), in the table's order. Not listed: `lease_expires_at`, the
+ * runtime's own (set by a claim, renewed by heartbeats, cleared by any other change), and
+ * `response_json`, which PostgreSQL writes itself (see the ExecutionResponseJson migration).
+ */
+export const EXECUTION_COLUMNS = new TableColumns<keyof ExecutionProps>('executions', {
+  id: { type: 'uuid' },
+  jobId: { type: 'uuid' },
+  command: { type: 'text' },
+  maxRetries: { type: 'integer' },
+  timeoutSeconds: { type: 'integer' },
+  status: { type: 'text', changes: true },
+  attempt: { type: 'integer' },
+  trigger: { type: 'text' },
+  scheduledFor: { type: 'timestamptz' },
+  retryOf: { type: 'uuid' },
+  dueAt: { type: 'timestamptz' },
+  createdAt: { type: 'timestamptz' },
+  startedAt: { type: 'timestamptz', changes: true },
+  finishedAt: { type: 'timestamptz', changes: true },
+  exitCode: { type: 'integer', changes: true },
+  errorMessage: { type: 'text', changes: true },
+  workerId: { type: 'text', changes: true },
+  version: { type: 'integer' },
+});
