@@ -12,6 +12,7 @@ import { ExecutionsService } from '../../executions/application/executions.servi
 import { Execution, ExecutionChange } from '../../executions/domain/execution.js';
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
 import { Clock } from '../../shared/domain/clock.js';
+import { ORBIT_VERSION } from '../../shared/orbit-version.js';
 import { WorkerRegistry } from '../../workers/application/worker-registry.js';
 import { DomainError } from '../../shared/domain/domain-errors.js';
 import { actionFor, shutDown } from './command-outcome.js';
@@ -306,5 +307,3 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
-
-const ORBIT_VERSION = '0.1.0';
