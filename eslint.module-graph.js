@@ -16,7 +16,7 @@ export const MODULE_GRAPH = {
   events: ['shared', 'config', 'auth', 'jobs', 'executions'],
   observability: ['shared', 'config', 'auth', 'executions'],
   runtime: ['shared', 'config', 'jobs', 'executions', 'workers', 'observability'],
-  database: ['shared', 'config', 'jobs', 'executions'],
+  postgres: ['shared', 'config', 'jobs', 'executions'],
 };
 
 /** Every module that reaches `target` through the graph, each with its path there. */

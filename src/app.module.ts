@@ -5,13 +5,13 @@ import { AuthModule } from './auth/auth.module.js';
 import { AuthGuard } from './auth/http/auth.guard.js';
 import { RateLimitGuard } from './auth/http/rate-limit.guard.js';
 import { OrbitConfig } from './config/orbit-config.js';
-import { DatabaseModule } from './database/database.module.js';
+import { DatabaseModule } from './postgres/database.module.js';
 import { ExecutionsModule } from './executions/executions.module.js';
 import { JobsModule } from './jobs/jobs.module.js';
 import { createRootLogger } from './observability/infrastructure/logging.js';
 import { ObservabilityModule } from './observability/observability.module.js';
 import { RuntimeModule } from './runtime/runtime.module.js';
-import { ErrorFilter } from './shared/http/domain-error.filter.js';
+import { HttpErrorFilter } from './shared/http/http-error.filter.js';
 import { WorkersModule } from './workers/workers.module.js';
 
 @Module({})
@@ -30,7 +30,7 @@ export class AppModule {
         ...(config.role === 'api' ? [] : [RuntimeModule]),
       ],
       providers: [
-        { provide: APP_FILTER, useClass: ErrorFilter },
+        { provide: APP_FILTER, useClass: HttpErrorFilter },
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useExisting: AuthGuard },
       ],

@@ -5,9 +5,9 @@ import { NestFactory } from '@nestjs/core';
 import { TokensService } from './auth/application/tokens.service.js';
 import { AuthModule } from './auth/auth.module.js';
 import { ConfigError, loadConfig, OrbitConfig } from './config/orbit-config.js';
-import { DatabaseModule } from './database/database.module.js';
-import { migrate } from './database/migrate.js';
-import { startDatabase } from './database/start-database.js';
+import { DatabaseModule } from './postgres/database.module.js';
+import { migrate } from './postgres/migrate.js';
+import { startDatabase } from './postgres/start-database.js';
 
 const USAGE = `Usage: npm run orbit -- token create --name <name> --role <viewer|operator|admin>
        npm run orbit -- token list

@@ -4,7 +4,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { OrbitConfig } from './config/orbit-config.js';
 import { RequestLog } from './observability/http/request-log.js';
 import { BODY_LIMIT } from './shared/http/body-limit.js';
-import { errorBody } from './shared/http/domain-error.filter.js';
+import { errorBody } from './shared/http/http-error.filter.js';
 import { securityHeaders } from './shared/http/security-headers.js';
 import { BodyShapePipe } from './shared/http/body-shape.pipe.js';
 import { validationPipe } from './shared/http/validation.js';

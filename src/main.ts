@@ -5,8 +5,8 @@ import { Logger as NestPinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { TokensService, UnsafeBindError } from './auth/application/tokens.service.js';
 import { ConfigError, loadConfig, OrbitConfig } from './config/orbit-config.js';
-import { migrate } from './database/migrate.js';
-import { RunningDatabase, startDatabase } from './database/start-database.js';
+import { migrate } from './postgres/migrate.js';
+import { RunningDatabase, startDatabase } from './postgres/start-database.js';
 import { configureHttp, createHttpAdapter, HTTP_APP_OPTIONS } from './http-app.js';
 import { createRootLogger } from './observability/infrastructure/logging.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../src/database/data-source-options.js';
+import { dataSourceOptions } from '../src/postgres/data-source-options.js';
 import { ExecutionReadModel } from '../src/executions/application/execution-read-model.js';
 import { ExecutionRepository } from '../src/executions/application/execution.repository.js';
 import { Execution } from '../src/executions/domain/execution.js';

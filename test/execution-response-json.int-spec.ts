@@ -1,7 +1,7 @@
 import { DECORATORS } from '@nestjs/swagger';
 import { DataSource, QueryRunner } from 'typeorm';
 import { replaceExecutionResponseJson, ResponseField } from '../migrations/helpers/execution-response-json.js';
-import { dataSourceOptions } from '../src/database/data-source-options.js';
+import { dataSourceOptions } from '../src/postgres/data-source-options.js';
 import { Execution } from '../src/executions/domain/execution.js';
 import { ExecutionResponse } from '../src/executions/http/dto/execution.response.js';
 import { EXECUTION_COLUMNS } from '../src/executions/infrastructure/execution.columns.js';

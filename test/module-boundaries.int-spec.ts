@@ -115,7 +115,7 @@ describe('the module graph, as the lint rule keeps it', () => {
 
   it('npm run lint applies the rule to every file of src/', async () => {
     const eslint = new ESLint({ cwd: join(import.meta.dirname, '..') });
-    for (const file of ['src/jobs/jobs.module.ts', 'src/app.module.ts', 'src/database/postgres-access.cjs']) {
+    for (const file of ['src/jobs/jobs.module.ts', 'src/app.module.ts', 'src/postgres/postgres-access.cjs']) {
       const config = (await eslint.calculateConfigForFile(file)) as { rules: Record<string, unknown[]> };
       expect(config.rules['boundaries/dependencies']?.[0]).toBe(2);
     }

@@ -3,12 +3,12 @@ import { TokenRepository } from './application/token.repository.js';
 import { TokensService } from './application/tokens.service.js';
 import { AuthGuard } from './http/auth.guard.js';
 import { TokensController } from './http/tokens.controller.js';
-import { TypeOrmTokenRepository } from './infrastructure/typeorm-token.repository.js';
+import { SqlTokenRepository } from './infrastructure/sql-token.repository.js';
 
 @Global()
 @Module({
   controllers: [TokensController],
-  providers: [TokensService, AuthGuard, { provide: TokenRepository, useClass: TypeOrmTokenRepository }],
+  providers: [TokensService, AuthGuard, { provide: TokenRepository, useClass: SqlTokenRepository }],
   exports: [TokensService, AuthGuard],
 })
 export class AuthModule {}

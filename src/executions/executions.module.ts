@@ -15,9 +15,9 @@ import { ExecutionsController } from './http/executions.controller.js';
 import { JobsController } from './http/jobs.controller.js';
 import { SqlExecutionReadModel } from './infrastructure/sql-execution-read-model.js';
 import { SqlJobHistory } from './infrastructure/sql-job-history.js';
-import { TypeOrmExecutionOutputRepository } from './infrastructure/typeorm-execution-output.repository.js';
-import { TypeOrmExecutionRetentionRepository } from './infrastructure/typeorm-execution-retention.repository.js';
-import { TypeOrmExecutionRepository } from './infrastructure/typeorm-execution.repository.js';
+import { SqlExecutionOutputRepository } from './infrastructure/sql-execution-output.repository.js';
+import { SqlExecutionRetentionRepository } from './infrastructure/sql-execution-retention.repository.js';
+import { SqlExecutionRepository } from './infrastructure/sql-execution.repository.js';
 
 @Module({
   imports: [JobsModule],
@@ -26,9 +26,9 @@ import { TypeOrmExecutionRepository } from './infrastructure/typeorm-execution.r
     ExecutionsService,
     JobHistoryService,
     ExecutionRemovalGuard,
-    { provide: ExecutionRepository, useClass: TypeOrmExecutionRepository },
-    { provide: ExecutionOutputRepository, useClass: TypeOrmExecutionOutputRepository },
-    { provide: ExecutionRetentionRepository, useClass: TypeOrmExecutionRetentionRepository },
+    { provide: ExecutionRepository, useClass: SqlExecutionRepository },
+    { provide: ExecutionOutputRepository, useClass: SqlExecutionOutputRepository },
+    { provide: ExecutionRetentionRepository, useClass: SqlExecutionRetentionRepository },
     { provide: ExecutionReadModel, useClass: SqlExecutionReadModel },
     { provide: JobHistory, useClass: SqlJobHistory },
     {

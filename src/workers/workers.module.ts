@@ -1,12 +1,12 @@
 import { Global, Module } from '@nestjs/common';
 import { WorkerRegistry } from './application/worker-registry.js';
 import { WorkersController } from './http/workers.controller.js';
-import { TypeOrmWorkerRegistry } from './infrastructure/typeorm-worker-registry.js';
+import { SqlWorkerRegistry } from './infrastructure/sql-worker-registry.js';
 
 @Global()
 @Module({
   controllers: [WorkersController],
-  providers: [{ provide: WorkerRegistry, useClass: TypeOrmWorkerRegistry }],
+  providers: [{ provide: WorkerRegistry, useClass: SqlWorkerRegistry }],
   exports: [WorkerRegistry],
 })
 export class WorkersModule {}

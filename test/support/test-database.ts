@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { migrate } from '../../src/database/migrate.js';
+import { migrate } from '../../src/postgres/migrate.js';
 
 /** Serialises template migration and cloning across jest workers. */
 const TEMPLATE_LOCK = 4242;

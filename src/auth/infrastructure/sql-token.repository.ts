@@ -28,7 +28,7 @@ const toDomain = (row: TokenRow): ApiToken =>
 const FIRST_TOKEN_LOCK = 7_405_112_002;
 
 @Injectable()
-export class TypeOrmTokenRepository extends TokenRepository {
+export class SqlTokenRepository extends TokenRepository {
   constructor(private readonly db: Database) {
     super();
   }

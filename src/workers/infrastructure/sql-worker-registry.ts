@@ -14,7 +14,7 @@ interface WorkerRow {
 }
 
 @Injectable()
-export class TypeOrmWorkerRegistry extends WorkerRegistry {
+export class SqlWorkerRegistry extends WorkerRegistry {
   constructor(private readonly db: Database) {
     super();
   }

@@ -31,7 +31,7 @@ const STATUS_OF: Array<[new (...args: never[]) => DomainError, HttpStatus]> = [
  * no internals.
  */
 @Catch()
-export class ErrorFilter implements ExceptionFilter {
+export class HttpErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');
 
   catch(exception: unknown, host: ArgumentsHost): void {

@@ -14,7 +14,7 @@ interface AuditRow {
 }
 
 @Injectable()
-export class TypeOrmAuditLog extends AuditLog {
+export class SqlAuditLog extends AuditLog {
   constructor(private readonly db: Database) {
     super();
   }

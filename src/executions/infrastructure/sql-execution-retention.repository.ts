@@ -52,7 +52,7 @@ const PRUNE_BATCH = `
   RETURNING id`;
 
 @Injectable()
-export class TypeOrmExecutionRetentionRepository extends ExecutionRetentionRepository {
+export class SqlExecutionRetentionRepository extends ExecutionRetentionRepository {
   constructor(private readonly db: Database) {
     super();
   }

@@ -7,7 +7,7 @@ import { TRANSITIONS } from '../domain/execution-status.js';
 import { EXECUTION_COLUMNS } from './execution.columns.js';
 
 @Injectable()
-export class TypeOrmExecutionRepository extends ExecutionRepository {
+export class SqlExecutionRepository extends ExecutionRepository {
   constructor(private readonly db: Database) {
     super();
   }
