@@ -163,6 +163,23 @@ describe('GET /events/stream', () => {
     expect(((await res.json()) as { message: string }).message).toContain('after must be an integer number');
   });
 
+  it('when the LISTEN connection drops, its return wakes the followers for what was written meanwhile', async () => {
+    const follower = await new Follower(base).open();
+    try {
+      await waitFor(() => (follower.ids.length > 0 ? true : undefined), 'the first id');
+      const dropped = await t.db.sql(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'orbit-events-listen'`,
+      );
+      expect(dropped.rowCount).toBe(1);
+      await queueOne(); // nobody listens now; the fallback poll is a minute away
+      const all = await storedSeqs(follower.ids[0]);
+      await waitFor(() => (follower.events.length === all.length ? true : undefined), 'the catch-up', 5000);
+      expect(follower.events.map((e) => e.id)).toEqual(all);
+    } finally {
+      await follower.close();
+    }
+  });
+
   it('a follower that reconnects with its last id, while events keep coming, misses none and sees none twice', async () => {
     const start = (await storedSeqs()).pop() ?? 0;
     // writers whose transactions commit out of the order of their seqs
