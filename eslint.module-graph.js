@@ -13,9 +13,9 @@ export const MODULE_GRAPH = {
   workers: ['shared', 'config'],
   jobs: ['shared'],
   executions: ['shared', 'config', 'auth', 'jobs'],
-  events: ['shared', 'config', 'auth', 'jobs', 'executions'],
+  events: ['shared', 'config'],
   observability: ['shared', 'config', 'auth', 'executions'],
-  runtime: ['shared', 'config', 'jobs', 'executions', 'workers', 'observability'],
+  runtime: ['shared', 'config', 'jobs', 'executions', 'events', 'workers', 'observability'],
   postgres: ['shared', 'config', 'jobs', 'executions'],
 };
 

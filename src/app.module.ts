@@ -6,6 +6,7 @@ import { AuthGuard } from './auth/http/auth.guard.js';
 import { RateLimitGuard } from './auth/http/rate-limit.guard.js';
 import { OrbitConfig } from './config/orbit-config.js';
 import { DatabaseModule } from './postgres/database.module.js';
+import { EventsModule } from './events/events.module.js';
 import { ExecutionsModule } from './executions/executions.module.js';
 import { JobsModule } from './jobs/jobs.module.js';
 import { createRootLogger } from './observability/infrastructure/logging.js';
@@ -27,6 +28,7 @@ export class AppModule {
         AuditModule,
         JobsModule,
         ExecutionsModule,
+        EventsModule,
         ...(config.role === 'api' ? [] : [RuntimeModule]),
       ],
       providers: [

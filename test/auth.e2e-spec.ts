@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { createHash, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from './support/test-app.js';
@@ -165,6 +166,14 @@ const ENDPOINTS: Endpoint[] = [
     // a finished execution: its stream ends at once
     target: async (fx) => ({ path: `/executions/${(await fx.execution('CANCELLED')).id}/output/stream` }),
   },
+  { method: 'get', route: '/events', min: 'viewer', success: 200, target: () => Promise.resolve({ path: '/events' }) },
+  {
+    method: 'get',
+    route: '/events/stream',
+    min: 'viewer',
+    success: 200,
+    target: () => Promise.resolve({ path: '/events/stream' }),
+  },
   {
     method: 'get',
     route: '/metrics',
@@ -223,7 +232,24 @@ function send(t: TestApp, method: Method, path: string, authorization?: string, 
   let req = request(t.app.getHttpServer())[method](path);
   if (authorization !== undefined) req = req.set('Authorization', authorization);
   if (body !== undefined) req = req.send(body);
+  if (path.startsWith('/events/stream')) req = req.buffer(true).parse(untilFirstEvent);
   return req;
+}
+
+/** The events stream stays open: its answer is its first chunk; an error is JSON as everywhere. */
+function untilFirstEvent(response: request.Response, done: (error: Error | null, body: unknown) => void): void {
+  const res = response as unknown as IncomingMessage; // superagent hands node's response to a parser
+  res.setEncoding('utf8');
+  if (String(res.headers['content-type']).startsWith('text/event-stream')) {
+    res.once('data', (chunk: string) => {
+      done(null, { stream: chunk });
+      res.destroy();
+    });
+    return;
+  }
+  let text = '';
+  res.on('data', (chunk: string) => (text += chunk));
+  res.on('end', () => done(null, JSON.parse(text)));
 }
 
 const bearer = (secret: string): string => `Bearer ${secret}`;

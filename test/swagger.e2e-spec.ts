@@ -33,6 +33,8 @@ const ENDPOINTS: Array<[string, string, number, number[]]> = [
   ['post', '/executions/{id}/succeed', 200, [400, 404, 409]],
   ['post', '/executions/{id}/fail', 200, [400, 404, 409]],
   ['post', '/executions/{id}/cancel', 200, [400, 404, 409]],
+  ['get', '/events', 200, [400]],
+  ['get', '/events/stream', 200, [400]],
 ];
 
 describe('the API documentation', () => {
@@ -98,6 +100,32 @@ describe('the API documentation', () => {
     expect(properties.sort()).toEqual([...JOB_FIELDS].sort());
   });
 
+  it('an event is documented with every field GET /events answers, and the stream with its cursor', () => {
+    const page = op('get', '/events').responses['200']?.content?.['application/json']?.schema?.$ref;
+    const items = doc.components.schemas[schemaName(page)]?.properties?.items as { items?: { $ref?: string } };
+    const properties = Object.keys(doc.components.schemas[schemaName(items.items?.$ref)]?.properties ?? {});
+    expect(properties.sort()).toEqual(
+      [
+        'seq',
+        'type',
+        'at',
+        'jobId',
+        'executionId',
+        'from',
+        'to',
+        'attempt',
+        'trigger',
+        'exitCode',
+        'errorMessage',
+        'workerId',
+        'retryQueued',
+      ].sort(),
+    );
+    const stream = op('get', '/events/stream');
+    expect(Object.keys(stream.responses['200']?.content ?? {})).toEqual(['text/event-stream']);
+    expect((stream.parameters ?? []).map((p) => p.name)).toEqual(expect.arrayContaining(['after', 'Last-Event-ID']));
+  });
+
   it('creating a job documents name, command and cronExpression as required', () => {
     const ref = op('post', '/jobs').requestBody?.content['application/json']?.schema?.$ref;
     const schema = doc.components.schemas[schemaName(ref)];
@@ -137,6 +165,7 @@ describe('the API documentation', () => {
   it.each([
     ['get', '/jobs', ['limit', 'cursor', 'enabled']],
     ['get', '/executions', ['limit', 'cursor', 'jobId', 'status']],
+    ['get', '/events', ['after', 'limit']],
     ['get', '/jobs/{id}/next-runs', ['id', 'count']],
     ['get', '/jobs/{id}/stats', ['id', 'hours']],
   ])('%s %s documents its parameters %p', (method, path, names) => {

@@ -4,6 +4,7 @@ import { ExecutionTransitionGuard1764547200000 } from '../../migrations/17645472
 import { TokensAndAudit1764633600000 } from '../../migrations/1764633600000-TokensAndAudit.js';
 import { WorkersAndRetention1764720000000 } from '../../migrations/1764720000000-WorkersAndRetention.js';
 import { ExecutionResponseJson1764806400000 } from '../../migrations/1764806400000-ExecutionResponseJson.js';
+import { Events1764892800000 } from '../../migrations/1764892800000-Events.js';
 import { JobOrmEntity } from '../jobs/infrastructure/job.orm-entity.js';
 
 export const ENTITIES = [JobOrmEntity];
@@ -13,6 +14,7 @@ export const MIGRATIONS = [
   TokensAndAudit1764633600000,
   WorkersAndRetention1764720000000,
   ExecutionResponseJson1764806400000,
+  Events1764892800000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { EventsModule } from '../events/events.module.js';
 import { ExecutionsModule } from '../executions/executions.module.js';
 import { JobsModule } from '../jobs/jobs.module.js';
 import { Heartbeats } from '../observability/application/heartbeats.js';
@@ -12,7 +13,7 @@ import { SpawnerCommandRunner } from './infrastructure/spawner-command-runner.js
 
 /** Scheduler, worker, lease reaper and retention sweep: loaded by the `all` and `worker` roles. */
 @Module({
-  imports: [JobsModule, ExecutionsModule],
+  imports: [JobsModule, ExecutionsModule, EventsModule],
   providers: [
     SchedulerService,
     WorkerService,

@@ -185,7 +185,12 @@ describe('the retention sweep (clock driven, no loops running)', () => {
     expect(before.rows.size).toBe(deletable.length + kept.length);
     expect(before.outputs.size).toBe(before.rows.size - 1);
 
-    expect(await retention.sweep()).toEqual({ deleted: deletable.length, batches: 1, ms: expect.any(Number) });
+    expect(await retention.sweep()).toEqual({
+      deleted: deletable.length,
+      batches: 1,
+      jobEvents: 0,
+      ms: expect.any(Number),
+    });
 
     const after = await snapshot(t);
     expect(sorted(after.rows.keys())).toEqual(sorted(kept));
@@ -199,7 +204,7 @@ describe('the retention sweep (clock driven, no loops running)', () => {
     }
     expect(after.rows.get(a9)).toMatchObject({ trigger: 'RETRY', retry_of: a8 });
 
-    expect(await retention.sweep()).toEqual({ deleted: 0, batches: 1, ms: expect.any(Number) });
+    expect(await retention.sweep()).toEqual({ deleted: 0, batches: 1, jobEvents: 0, ms: expect.any(Number) });
     expect(sorted((await snapshot(t)).rows.keys())).toEqual(sorted(kept));
   });
 
@@ -222,6 +227,7 @@ describe('the retention sweep (clock driven, no loops running)', () => {
     expect(await retention.sweep(new Date(NOW.getTime() + 3650 * DAY))).toEqual({
       deleted: 36,
       batches: 1,
+      jobEvents: 3, // the jobs' creations
       ms: expect.any(Number),
     });
     const after = await snapshot(t);
@@ -261,11 +267,11 @@ describe('the retention sweep (clock driven, no loops running)', () => {
       return deleted;
     });
 
-    expect(await retention.sweep()).toEqual({ deleted: 30, batches: 5, ms: expect.any(Number) });
+    expect(await retention.sweep()).toEqual({ deleted: 30, batches: 5, jobEvents: 0, ms: expect.any(Number) });
     expect(counts).toEqual([7, 7, 7, 7, 2]);
     expect(seenAfterBatch).toEqual([34, 27, 20, 13, 11]);
 
-    expect(await retention.sweep()).toEqual({ deleted: 0, batches: 1, ms: expect.any(Number) });
+    expect(await retention.sweep()).toEqual({ deleted: 0, batches: 1, jobEvents: 0, ms: expect.any(Number) });
     expect(counts).toEqual([7, 7, 7, 7, 2, 0]);
     expect(await count()).toBe(11);
   });
@@ -297,7 +303,7 @@ describe('the retention sweep (clock driven, no loops running)', () => {
       {
         level: 'log',
         message: expect.stringMatching(
-          /^Retention: deleted 2 executions older than 30 days \(beyond the newest 1 per job\) in 1 batches \(\d+ ms\)$/,
+          /^Retention: deleted 2 executions older than 30 days \(beyond the newest 1 per job\) in 1 batches, and 0 job events \(\d+ ms\)$/,
         ),
       },
       { level: 'debug', message: expect.stringMatching(/^Retention: deleted 0 executions .* in 1 batches/) },

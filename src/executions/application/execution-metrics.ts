@@ -1,9 +1,12 @@
-import type { Execution } from '../domain/execution.js';
+import type { Execution, FailureCause } from '../domain/execution.js';
 
 /** What the application reports for the metrics endpoint; the Prometheus details live in observability. */
 export abstract class ExecutionMetrics {
-  /** A transition landed: a start feeds the delay histograms, a final state the counters and durations. */
-  abstract transitioned(execution: Execution): void;
+  /**
+   * A transition landed: a start feeds the delay histograms, a final state the counters and
+   * durations; `cause` is the change's (a timeout is counted from it, not from the message).
+   */
+  abstract transitioned(execution: Execution, cause?: FailureCause): void;
   abstract retryQueued(): void;
   abstract leaseExpired(): void;
   abstract fireSkipped(): void;

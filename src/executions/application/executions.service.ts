@@ -108,15 +108,15 @@ export class ExecutionsService {
   async applyAll(changes: { execution: Execution; action: ExecutionChange }[]): Promise<Execution[]> {
     const now = this.clock.now();
     for (const { execution, action } of changes) action(execution, now);
-    const changed = changes.map((change) => change.execution);
-    const stale = new Set(await this.executions.saveAll(changed));
-    const written = changed.filter((execution) => !stale.has(execution));
+    const stale = new Set(await this.executions.saveAll(changes.map((change) => change.execution)));
+    const landed = changes.filter((change) => !stale.has(change.execution));
+    const written = landed.map((change) => change.execution);
     const { baseMs, maxMs } = this.retrySettings;
     const retries = written
       .filter((execution) => execution.retryable)
       .map((execution) => execution.retry(now, retryDelayMs(execution.attempt, baseMs, maxMs)));
     await this.executions.insertAll(retries);
-    for (const execution of written) this.metrics.transitioned(execution);
+    for (const { execution, action } of landed) this.metrics.transitioned(execution, action.cause);
     for (let i = 0; i < retries.length; i++) this.metrics.retryQueued();
     return [...stale];
   }

@@ -38,8 +38,14 @@ export interface ExecutionProps extends JobSnapshot {
   version: number;
 }
 
-/** A change applied to an execution at an instant: one of its action methods, with its arguments. */
-export type ExecutionChange = (execution: Execution, now: Date) => void;
+/** What a failure was, when its writer knows more than its message says: what metrics count, never the text. */
+export type FailureCause = 'timeout';
+
+/**
+ * A change applied to an execution at an instant: one of its action methods, with its arguments,
+ * and the cause of the failure it records when there is one to tell.
+ */
+export type ExecutionChange = ((execution: Execution, now: Date) => void) & { readonly cause?: FailureCause };
 
 export interface NewExecution {
   trigger?: ExecutionTrigger;

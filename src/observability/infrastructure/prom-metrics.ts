@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import { ExecutionMetrics } from '../../executions/application/execution-metrics.js';
-import { Execution } from '../../executions/domain/execution.js';
+import { Execution, FailureCause } from '../../executions/domain/execution.js';
 import { ExecutionStatus, isFinal } from '../../executions/domain/execution-status.js';
 import { Database } from '../../shared/infrastructure/database.js';
 
@@ -83,8 +83,8 @@ export class PromMetrics extends ExecutionMetrics {
     });
   }
 
-  transitioned(execution: Execution): void {
-    const { status, startedAt, finishedAt, dueAt, scheduledFor, errorMessage } = execution;
+  transitioned(execution: Execution, cause?: FailureCause): void {
+    const { status, startedAt, finishedAt, dueAt, scheduledFor } = execution;
     if (status === ExecutionStatus.RUNNING && startedAt) {
       this.queueDelay.observe(Math.max(0, seconds(dueAt, startedAt)));
       if (scheduledFor) this.scheduleLateness.observe(Math.max(0, seconds(scheduledFor, startedAt)));
@@ -92,7 +92,7 @@ export class PromMetrics extends ExecutionMetrics {
     if (!isFinal(status)) return;
     this.finished.inc({ status });
     if (startedAt && finishedAt) this.runDuration.observe({ status }, seconds(startedAt, finishedAt));
-    if (status === ExecutionStatus.FAILED && errorMessage?.startsWith('Timed out after')) this.timeouts.inc();
+    if (status === ExecutionStatus.FAILED && cause === 'timeout') this.timeouts.inc();
   }
 
   retryQueued(): void {

@@ -1,5 +1,5 @@
 import { constants } from 'node:os';
-import type { ExecutionChange } from '../../executions/domain/execution.js';
+import type { Execution, ExecutionChange } from '../../executions/domain/execution.js';
 import type { CommandOutcome } from './command-runner.js';
 
 /** The exit code recorded when the command produced none of its own (it never started, or it was lost). */
@@ -9,9 +9,7 @@ export const TIMEOUT_EXIT_CODE = 124;
 
 /** What the domain is told about a command that ended: exit 0 succeeds, everything else fails with a reason. */
 export function actionFor(outcome: CommandOutcome, timeoutSeconds: number): ExecutionChange {
-  if (outcome.timedOut) {
-    return (e, now) => e.fail(TIMEOUT_EXIT_CODE, `Timed out after ${timeoutSeconds} seconds`, now);
-  }
+  if (outcome.timedOut) return timedOut(timeoutSeconds);
   if (outcome.lost !== null) {
     const lost = outcome.lost;
     return (e, now) => e.fail(NO_EXIT_CODE, `Worker lost: ${lost}`, now);
@@ -36,6 +34,9 @@ export function shutDown(graceSeconds: number): ExecutionChange {
     e.fail(NO_EXIT_CODE, `Worker shut down: the command was stopped after the ${graceSeconds}s shutdown grace`, now);
 }
 
-export function outsideRunTimedOut(timeoutSeconds: number): ExecutionChange {
-  return (e, now) => e.fail(TIMEOUT_EXIT_CODE, `Timed out after ${timeoutSeconds} seconds`, now);
+/** A run past its timeoutSeconds: the worker killed its command, or its outside runner never answered. */
+export function timedOut(timeoutSeconds: number): ExecutionChange {
+  const change = (e: Execution, now: Date) =>
+    e.fail(TIMEOUT_EXIT_CODE, `Timed out after ${timeoutSeconds} seconds`, now);
+  return Object.assign(change, { cause: 'timeout' as const });
 }

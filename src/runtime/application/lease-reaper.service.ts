@@ -5,7 +5,7 @@ import { ExecutionRepository } from '../../executions/application/execution.repo
 import { ExecutionsService } from '../../executions/application/executions.service.js';
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
 import { Clock } from '../../shared/domain/clock.js';
-import { outsideRunTimedOut, workerLost } from './command-outcome.js';
+import { timedOut, workerLost } from './command-outcome.js';
 
 const BATCH = 100;
 
@@ -61,7 +61,7 @@ export class LeaseReaperService implements OnApplicationBootstrap, BeforeApplica
           jobId: execution.jobId,
           msg: 'No result from its outside runner within its timeout',
         });
-        await this.executions.apply(execution, outsideRunTimedOut(execution.timeoutSeconds));
+        await this.executions.apply(execution, timedOut(execution.timeoutSeconds));
         failed++;
       }
       return failed;

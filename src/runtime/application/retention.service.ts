@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { OrbitConfig } from '../../config/orbit-config.js';
+import { EventRetention } from '../../events/application/event-retention.js';
 import { ExecutionRetentionRepository } from '../../executions/application/execution-retention.repository.js';
 import { Clock } from '../../shared/domain/clock.js';
 
@@ -9,10 +10,12 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const FIRST_SWEEP_DELAY_MS = 5_000;
 
 export interface SweepResult {
-  /** Executions deleted (their output went with them). */
+  /** Executions deleted (their output and their events went with them). */
   deleted: number;
-  /** Statements run, the last one being the one that deleted fewer than a full batch. */
+  /** Statements run on executions, the last one being the one that deleted fewer than a full batch. */
   batches: number;
+  /** Job events deleted: those older than ORBIT_RETENTION_DAYS. */
+  jobEvents: number;
   /** Wall time of the sweep. */
   ms: number;
 }
@@ -22,6 +25,8 @@ export interface SweepResult {
  * beyond the newest ORBIT_RETENTION_KEEP_PER_JOB of each job, in batches of
  * ORBIT_RETENTION_BATCH_SIZE rows, every ORBIT_RETENTION_INTERVAL_SECONDS. Each batch is one
  * statement and so its own short transaction; QUEUED and RUNNING executions are never touched.
+ * An execution's events are deleted in the statement that deletes it; job events older than
+ * ORBIT_RETENTION_DAYS follow, in batches of the same size.
  * Several nodes may sweep at once: a batch skips the rows another one holds.
  */
 @Injectable()
@@ -36,6 +41,7 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
     private readonly config: OrbitConfig,
     private readonly clock: Clock,
     private readonly retention: ExecutionRetentionRepository,
+    private readonly events: EventRetention,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -70,13 +76,19 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
       batches++;
       if (count < retentionBatchSize || this.stopping) break;
     }
+    let jobEvents = 0;
+    while (!this.stopping) {
+      const count = await this.events.pruneJobEvents(olderThan, retentionBatchSize);
+      jobEvents += count;
+      if (count < retentionBatchSize) break;
+    }
     const ms = Math.round(performance.now() - started);
     const figures =
       `deleted ${deleted} executions older than ${retentionDays} days ` +
-      `(beyond the newest ${retentionKeepPerJob} per job) in ${batches} batches (${ms} ms)`;
-    if (deleted > 0) this.logger.log(`Retention: ${figures}`);
+      `(beyond the newest ${retentionKeepPerJob} per job) in ${batches} batches, and ${jobEvents} job events (${ms} ms)`;
+    if (deleted + jobEvents > 0) this.logger.log(`Retention: ${figures}`);
     else this.logger.debug(`Retention: ${figures}`);
-    return { deleted, batches, ms };
+    return { deleted, batches, jobEvents, ms };
   }
 
   /** A timer's sweep, unless the previous one still runs. */

@@ -1,0 +1,37 @@
+/** What an execution event's type says: the status it moved to. */
+export const EXECUTION_EVENT_TYPES = [
+  'execution.queued',
+  'execution.running',
+  'execution.succeeded',
+  'execution.failed',
+  'execution.cancelled',
+] as const;
+
+/** A job's changes; pausing is turning `enabled` off (the schedule stops), resuming turning it on. */
+export const JOB_EVENT_TYPES = ['job.created', 'job.updated', 'job.paused', 'job.resumed', 'job.deleted'] as const;
+
+export const EVENT_TYPES = [...EXECUTION_EVENT_TYPES, ...JOB_EVENT_TYPES] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * One state change, as the database recorded it in the transaction that made it. Execution
+ * fields are null on job events; `from` is null when an execution was created.
+ */
+export interface OrbitEvent {
+  /** The position in the one ordered stream of events: strictly increasing, with gaps. */
+  seq: number;
+  type: EventType;
+  /** The change's own instant: createdAt, startedAt or finishedAt of the execution; updatedAt or deletedAt of the job. */
+  at: Date;
+  jobId: string;
+  executionId: string | null;
+  from: string | null;
+  to: string | null;
+  attempt: number | null;
+  trigger: string | null;
+  exitCode: number | null;
+  errorMessage: string | null;
+  workerId: string | null;
+  /** A FAILED execution whose retry was queued in the same transaction: true "will retry", false "failed for good". */
+  retryQueued: boolean;
+}

@@ -1,0 +1,147 @@
+import { once } from 'node:events';
+import type { OutgoingHttpHeaders } from 'node:http';
+import { BeforeApplicationShutdown, Controller, Get, Logger, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { OrbitConfig } from '../../config/orbit-config.js';
+import { InvalidArgumentError } from '../../shared/domain/domain-errors.js';
+import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
+import { requestRef } from '../../shared/http/request-ref.js';
+import { EventLog } from '../application/event-log.js';
+import { EventWakeups } from '../application/event-wakeups.js';
+import { followEvents } from '../application/follow-events.js';
+import { EventPageResponse, EventResponse } from './dto/event.response.js';
+import { AfterQuery, EVENT_PAGE, ListEventsQuery, MAX_AFTER } from './dto/list-events.query.js';
+
+/** A comment line on a quiet stream, so that proxies do not take it for dead. */
+const KEEP_ALIVE_MS = 15_000;
+
+const STREAM_DESCRIPTION = [
+  'Server-sent events: every event after the cursor, in order, then each new one as it is written',
+  '(woken by NOTIFY within milliseconds). Each message is `id: <seq>` and `data: <the event as JSON>`',
+  '(the schema of GET /events items). The cursor is the `Last-Event-ID` header (sent by EventSource when',
+  'it reconnects), else `after`, else the newest event at connection (only new events follow). The stream',
+  'first sends `id:` with its starting cursor, so a client that reconnects before any event still resumes there.',
+  'A client that reconnects with the id of the last event it got misses none and sees none twice.',
+  'Lines starting with `:` are comments (keep-alives every 15 s). Try it with',
+  '`curl -N -H "Authorization: Bearer <token>" localhost:3000/events/stream`.',
+].join(' ');
+
+/** One event in the text/event-stream format. */
+function serverSentEvent(event: EventResponse): string {
+  return `id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+/** A Last-Event-ID header is a seq the stream sent, or nothing. */
+function lastEventId(request: FastifyRequest): number | undefined {
+  const header = request.headers['last-event-id'];
+  if (header === undefined) return undefined;
+  const text = Array.isArray(header) ? header.join(',') : header;
+  const seq = /^\d{1,16}$/.test(text.trim()) ? Number(text.trim()) : NaN;
+  if (!Number.isSafeInteger(seq) || seq > MAX_AFTER) {
+    throw new InvalidArgumentError(
+      'Last-Event-ID must be the id of an event (a non-negative integer)',
+      'Last-Event-ID',
+    );
+  }
+  return seq;
+}
+
+@ApiTags('events')
+@ApiBearerAuth()
+@Controller('events')
+export class EventsController implements BeforeApplicationShutdown {
+  private readonly logger = new Logger(EventsController.name);
+  /** One per open stream: a closing node ends them, or the HTTP server would wait for them. */
+  private readonly openStreams = new Set<AbortController>();
+
+  constructor(
+    private readonly log: EventLog,
+    private readonly wakeups: EventWakeups,
+    private readonly config: OrbitConfig,
+  ) {}
+
+  @Get()
+  @ApiOperation({
+    summary: 'Page through the events, oldest first',
+    description:
+      "Every change of an execution's status and every change of a job, in the order of `seq`. Pass `nextAfter` as `after` for the next page; an empty page is the end for now.",
+  })
+  @ApiOkResponse({ type: EventPageResponse })
+  @ApiErrors(400)
+  async list(@Query() query: ListEventsQuery): Promise<EventPageResponse> {
+    const after = query.after ?? 0;
+    const events = await this.log.readAfter(after, query.limit ?? EVENT_PAGE.default);
+    return { items: events.map(EventResponse.from), nextAfter: events[events.length - 1]?.seq ?? after };
+  }
+
+  /**
+   * A raw response rather than @Sse: bad input must be a JSON 400 before any header is sent,
+   * and the reply is hijacked so that Fastify leaves the raw response to this handler.
+   */
+  @Get('stream')
+  @ApiOperation({ summary: 'Follow the events, as server-sent events', description: STREAM_DESCRIPTION })
+  @ApiHeader({
+    name: 'Last-Event-ID',
+    required: false,
+    description: 'The id of the last event received: the stream resumes after it (wins over `after`)',
+  })
+  @ApiOkResponse({
+    description: 'An event stream (text/event-stream) that stays open',
+    content: {
+      'text/event-stream': {
+        schema: { type: 'string' },
+        example:
+          'id: 4210\n\nid: 4211\ndata: {"seq":4211,"type":"execution.failed","at":"2026-11-30T10:00:01.250Z",' +
+          '"jobId":"0b7d4c1e-3f4a-4f43-9a53-6a1f2f1f5a10","executionId":"5c3b0c55-9f8e-4a51-8f0e-2b1f7f7e2a11",' +
+          '"from":"RUNNING","to":"FAILED","attempt":1,"trigger":"SCHEDULE","exitCode":1,' +
+          '"errorMessage":"Command exited with code 1","workerId":"host-a:4242:1f2e","retryQueued":true}\n\n',
+      },
+    },
+  })
+  @ApiErrors(400)
+  async stream(@Query() query: AfterQuery, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const start = lastEventId(request) ?? query.after ?? (await this.log.latestSeq());
+    reply.hijack();
+    const response = reply.raw;
+    const stop = new AbortController();
+    this.openStreams.add(stop);
+    response.once('close', () => stop.abort());
+    request.raw.socket.setNoDelay(true);
+    response.writeHead(200, {
+      ...(reply.getHeaders() as OutgoingHttpHeaders), // the security headers
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-store, no-transform',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    response.write(`: following events\nid: ${start}\n\n`);
+    const keepAlive = setInterval(() => response.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
+    try {
+      const events = followEvents(this.log, this.wakeups, start, {
+        batch: EVENT_PAGE.max,
+        pollMs: this.config.pollIntervalMs,
+        signal: stop.signal,
+      });
+      for await (const event of events) {
+        if (!response.write(serverSentEvent(EventResponse.from(event)))) {
+          await once(response, 'drain', { signal: stop.signal });
+        }
+      }
+    } catch (error) {
+      if (!stop.signal.aborted) {
+        const msg = error instanceof Error ? (error.stack ?? error.message) : String(error);
+        this.logger.error({ req: requestRef(request), msg });
+      }
+    } finally {
+      clearInterval(keepAlive);
+      this.openStreams.delete(stop);
+      stop.abort();
+      response.end();
+    }
+  }
+
+  beforeApplicationShutdown(): void {
+    for (const stream of this.openStreams) stream.abort();
+  }
+}

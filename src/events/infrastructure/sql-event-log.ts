@@ -1,0 +1,92 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Database } from '../../shared/infrastructure/database.js';
+import { EventLog } from '../application/event-log.js';
+import { OrbitEvent } from '../domain/orbit-event.js';
+
+/** The columns of an event row, named as OrbitEvent's fields. */
+const SELECTED = `seq, type, at, job_id AS "jobId", execution_id AS "executionId", from_status AS "from",
+  to_status AS "to", attempt, trigger, exit_code AS "exitCode", error_message AS "errorMessage",
+  worker_id AS "workerId", retry_queued AS "retryQueued"`;
+
+const AFTER = `SELECT ${SELECTED} FROM events WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3`;
+
+/** Other sessions' transactions that hold an id, so may have written (each holds a lock on its own id). */
+const OPEN_TRANSACTIONS = `
+  SELECT coalesce(array_agg(transactionid::text), '{}') AS xids FROM pg_locks
+   WHERE locktype = 'transactionid' AND mode = 'ExclusiveLock' AND granted AND pid <> pg_backend_pid()`;
+const STILL_OPEN = `
+  SELECT count(*)::int AS open FROM pg_locks
+   WHERE locktype = 'transactionid' AND mode = 'ExclusiveLock' AND granted AND transactionid = ANY ($1::text[]::xid[])`;
+
+/** The largest seq PostgreSQL's bigint can hold; JavaScript numbers are exact far beyond any real stream. */
+const NO_BOUND = '9223372036854775807';
+
+type EventRow = Omit<OrbitEvent, 'seq'> & { seq: string };
+
+export interface GapWait {
+  /** How long a read waits for open transactions before it answers the events up to the gap only. */
+  maxMs: number;
+}
+
+/**
+ * A seq is taken when an event is inserted, but becomes visible when its transaction commits:
+ * transactions that commit out of the order of their seqs leave a gap for a while, and a reader
+ * that went past it would never see the event that fills it. So a read answers the events up
+ * to the first gap at once; beyond it only once every transaction that was open when the gap
+ * was seen has ended (then whatever fills the gaps has committed, and any gap left is for good:
+ * a rollback, or events pruned). A transaction kept open longer than `maxMs` holds the readers
+ * at its gap until it ends.
+ */
+export class SqlEventLog extends EventLog {
+  constructor(
+    private readonly db: Database,
+    private readonly gapWait: GapWait,
+  ) {
+    super();
+  }
+
+  async readAfter(after: number, limit: number): Promise<OrbitEvent[]> {
+    const rows = await this.read(after, NO_BOUND, limit);
+    const complete = contiguousPrefix(after, rows);
+    if (complete.length === rows.length) return rows;
+    if (!(await this.openTransactionsEnded())) return complete;
+    // every event up to the last one read is final now
+    return this.read(after, String(rows[rows.length - 1]!.seq), limit);
+  }
+
+  async latestSeq(): Promise<number> {
+    const [row] = await this.db.rows<{ seq: string }>(`SELECT coalesce(max(seq), 0) AS seq FROM events`);
+    await this.openTransactionsEnded();
+    return Number(row?.seq ?? 0);
+  }
+
+  private async read(after: number, upTo: string, limit: number): Promise<OrbitEvent[]> {
+    const rows = await this.db.rows<EventRow>(AFTER, [after, upTo, limit]);
+    return rows.map((row) => ({ ...row, seq: Number(row.seq), type: row.type }));
+  }
+
+  /** Waits, up to `maxMs`, for the transactions open now to end; answers whether they did. */
+  private async openTransactionsEnded(): Promise<boolean> {
+    const [row] = await this.db.rows<{ xids: string[] }>(OPEN_TRANSACTIONS);
+    const xids = row?.xids ?? [];
+    const deadline = Date.now() + this.gapWait.maxMs;
+    for (let pauseMs = 1; xids.length > 0; pauseMs = Math.min(pauseMs * 2, 20)) {
+      const [open] = await this.db.rows<{ open: number }>(STILL_OPEN, [xids]);
+      if (!open?.open) return true;
+      if (Date.now() >= deadline) return false;
+      await sleep(pauseMs);
+    }
+    return true;
+  }
+}
+
+/** The events that follow `after` without a gap in their seqs. */
+function contiguousPrefix(after: number, events: OrbitEvent[]): OrbitEvent[] {
+  let expected = after + 1;
+  let count = 0;
+  while (count < events.length && events[count]!.seq === expected) {
+    expected++;
+    count++;
+  }
+  return events.slice(0, count);
+}

@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { EventLog } from '../../src/events/application/event-log.js';
+import { createTestApp, TestApp } from '../support/test-app.js';
+
+describe('reading the events never passes a gap an open transaction may fill', () => {
+  let t: TestApp;
+  let log: EventLog;
+  let jobId: string;
+  const clients: pg.Client[] = [];
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    log = t.app.get(EventLog);
+    jobId = randomUUID();
+    await t.db.sql(
+      `INSERT INTO jobs (id, name, command, cron_expression, timezone, max_retries, timeout_seconds, enabled,
+         misfire_policy, concurrency_policy, created_at, updated_at)
+       VALUES ($1, 'gaps', 'true', '0 0 1 1 *', 'UTC', 0, 60, false, 'RUN_ONCE', 'ALLOW', now(), now())`,
+      [jobId],
+    );
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.end()));
+    await t?.close();
+  });
+
+  async function client(): Promise<pg.Client> {
+    const c = new pg.Client({ connectionString: t.db.url });
+    await c.connect();
+    clients.push(c);
+    return c;
+  }
+  /** Queues an execution on `c` (its event takes the next seq) and answers that seq. */
+  async function queue(c: pg.Client | null): Promise<number> {
+    const run = c ? c.query.bind(c) : t.db.sql;
+    const { rows } = await run(
+      `WITH e AS (INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger,
+                    due_at, created_at)
+                  VALUES (gen_random_uuid(), $1, 'true', 0, 60, 'QUEUED', 1, 'MANUAL', now() + interval '1 day', now())
+                  RETURNING id)
+       SELECT 1`,
+      [jobId],
+    );
+    expect(rows).toHaveLength(1);
+    const { rows: seq } = await run(`SELECT max(seq) AS seq FROM events`);
+    return Number(seq[0].seq);
+  }
+  const seqs = async (after: number) => (await log.readAfter(after, 100)).map((e) => e.seq);
+
+  it('a later event that committed first waits for the earlier one; then both come, in order', async () => {
+    const base = (await seqs(0)).pop() ?? 0;
+    const slow = await client();
+    await slow.query('BEGIN');
+    const first = await queue(slow);
+    const second = await queue(null);
+    expect([first, second]).toEqual([base + 1, base + 2]);
+
+    const began = Date.now();
+    expect(await seqs(base)).toEqual([]); // it waited for the open transaction, then gave up at the gap
+    expect(Date.now() - began).toBeGreaterThanOrEqual(900);
+
+    const reading = seqs(base); // waits at the gap...
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await slow.query('COMMIT'); // ...until the transaction that fills it ends
+    expect(await reading).toEqual([first, second]);
+  });
+
+  it('a gap a rollback left is passed once no transaction open when it was seen is left', async () => {
+    const base = (await seqs(0)).pop() ?? 0;
+    const aborted = await client();
+    await aborted.query('BEGIN');
+    await queue(aborted);
+    await aborted.query('ROLLBACK');
+    const next = await queue(null);
+    expect(next).toBe(base + 2);
+    expect(await seqs(base)).toEqual([next]);
+  });
+
+  it('events up to the gap come at once', async () => {
+    const base = (await seqs(0)).pop() ?? 0;
+    const before = await queue(null);
+    const slow = await client();
+    await slow.query('BEGIN');
+    await queue(slow);
+    await queue(null);
+    try {
+      expect(await seqs(base)).toEqual([before]);
+    } finally {
+      await slow.query('COMMIT');
+    }
+    expect(await seqs(base)).toEqual([before, before + 1, before + 2]);
+  });
+});
