@@ -1,36 +1,43 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import pg from 'pg';
 import { Database } from '../../shared/infrastructure/database.js';
+import { ListenConnection } from '../../shared/infrastructure/listen-connection.js';
 import { EventWakeups } from '../application/event-wakeups.js';
 
 /** The channel the event triggers notify (see the Events migration). */
 export const EVENTS_CHANNEL = 'orbit_events';
 
-const MAX_RECONNECT_DELAY_MS = 1000;
-
 /**
- * One dedicated connection per process that LISTENs on the events channel, opened when the
- * first follower waits (a node that nobody follows opens none). When it drops it reconnects
- * with backoff and wakes every follower, so that they read what was written meanwhile.
+ * One connection per process that LISTENs on the events channel, opened when the first follower
+ * waits (a node that nobody follows opens none). Each time it listens again after a drop it
+ * wakes every follower, so that they read what was written meanwhile.
  */
 @Injectable()
 export class PgEventListener extends EventWakeups implements OnApplicationShutdown {
-  private readonly logger = new Logger(PgEventListener.name);
-  private client: pg.Client | undefined;
+  private readonly connection: ListenConnection;
   private started = false;
   private closed = false;
-  private reconnectTimer: NodeJS.Timeout | undefined;
   private wakes = 0;
   private readonly waiting = new Set<() => void>();
 
-  constructor(private readonly db: Database) {
+  constructor(db: Database) {
     super();
+    const wakeAll = () => this.wakeAll();
+    this.connection = new ListenConnection(
+      db.url,
+      [EVENTS_CHANNEL],
+      'orbit-events-listen',
+      new Logger(PgEventListener.name),
+      {
+        notified: wakeAll,
+        listening: wakeAll,
+      },
+    );
   }
 
   mark(): number {
     if (!this.started && !this.closed) {
       this.started = true;
-      void this.connect(0);
+      void this.connection.open();
     }
     return this.wakes;
   }
@@ -52,48 +59,12 @@ export class PgEventListener extends EventWakeups implements OnApplicationShutdo
 
   async onApplicationShutdown(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.reconnectTimer);
     this.wakeAll();
-    await this.client?.end().catch(() => undefined);
+    await this.connection.close();
   }
 
   private wakeAll(): void {
     this.wakes++;
     for (const done of [...this.waiting]) done();
-  }
-
-  private async connect(attempt: number): Promise<void> {
-    if (this.closed) return;
-    const client = new pg.Client({
-      connectionString: (this.db.dataSource.options as { url: string }).url,
-      application_name: 'orbit-events-listen',
-    });
-    client.on('notification', () => this.wakeAll());
-    client.on('error', (error) => this.logger.warn(`Events LISTEN connection error: ${error.message}`));
-    client.on('end', () => {
-      if (this.client === client) this.reconnect(0);
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${EVENTS_CHANNEL}`);
-      if (this.closed) {
-        await client.end();
-        return;
-      }
-      this.client = client;
-      if (attempt > 0) this.logger.log('Events LISTEN connection restored');
-      this.wakeAll(); // what was written while it was not listening
-    } catch (error) {
-      await client.end().catch(() => undefined);
-      this.logger.warn(`Events LISTEN connection failed (${String(error)}); retrying`);
-      this.reconnect(attempt + 1);
-    }
-  }
-
-  private reconnect(attempt: number): void {
-    this.client = undefined;
-    if (this.closed) return;
-    const delay = Math.min(MAX_RECONNECT_DELAY_MS, 250 * 2 ** attempt);
-    this.reconnectTimer = setTimeout(() => void this.connect(attempt + 1), delay);
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import pg from 'pg';
 import { Database } from '../../shared/infrastructure/database.js';
+import { ListenConnection } from '../../shared/infrastructure/listen-connection.js';
 import { SchedulerService } from '../application/scheduler.service.js';
 import { WorkerService } from '../application/worker.service.js';
 
@@ -10,76 +10,40 @@ export const CHANNELS = {
   jobsChanged: 'orbit_jobs_changed',
 } as const;
 
-/** Short: every second without LISTEN, claims and fires wait for the poll. */
-const MAX_RECONNECT_DELAY_MS = 1000;
-
 /**
- * One dedicated connection that LISTENs for the database triggers' notifications and wakes
- * the worker and the scheduler. When the connection drops (PostgreSQL restarted), it
- * reconnects with backoff and wakes both, since notifications sent meanwhile are lost.
+ * LISTENs for the database triggers' notifications and wakes the worker and the scheduler;
+ * each time the connection listens again after a drop it wakes both, since notifications sent
+ * meanwhile are lost.
  */
 @Injectable()
 export class PgNotificationListener implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(PgNotificationListener.name);
-  private client: pg.Client | undefined;
-  private closed = false;
-  private reconnectTimer: NodeJS.Timeout | undefined;
+  private readonly connection: ListenConnection;
 
-  constructor(
-    private readonly db: Database,
-    private readonly worker: WorkerService,
-    private readonly scheduler: SchedulerService,
-  ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    await this.connect(0);
+  constructor(db: Database, worker: WorkerService, scheduler: SchedulerService) {
+    this.connection = new ListenConnection(
+      db.url,
+      Object.values(CHANNELS),
+      'orbit-listen',
+      new Logger(PgNotificationListener.name),
+      {
+        notified(channel, payload) {
+          if (channel === CHANNELS.queued) worker.wake();
+          else if (channel === CHANNELS.jobsChanged) scheduler.wake();
+          else if (channel === CHANNELS.cancelled && payload) worker.cancelled(payload);
+        },
+        listening() {
+          worker.wake();
+          scheduler.wake();
+        },
+      },
+    );
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.closed = true;
-    clearTimeout(this.reconnectTimer);
-    await this.client?.end().catch(() => undefined);
+  onApplicationBootstrap(): Promise<void> {
+    return this.connection.open();
   }
 
-  private async connect(attempt: number): Promise<void> {
-    if (this.closed) return;
-    const client = new pg.Client({
-      connectionString: (this.db.dataSource.options as { url: string }).url,
-      application_name: 'orbit-listen',
-    });
-    client.on('notification', (message) => this.dispatch(message.channel, message.payload));
-    client.on('error', (error) => this.logger.warn(`LISTEN connection error: ${error.message}`));
-    client.on('end', () => {
-      if (this.client === client) this.reconnect(0);
-    });
-    try {
-      await client.connect();
-      await client.query(
-        Object.values(CHANNELS)
-          .map((c) => `LISTEN ${c}`)
-          .join('; '),
-      );
-      this.client = client;
-      if (attempt > 0) this.logger.log('LISTEN connection restored');
-      this.worker.wake();
-      this.scheduler.wake();
-    } catch (error) {
-      await client.end().catch(() => undefined);
-      this.logger.warn(`LISTEN connection failed (${String(error)}); retrying`);
-      this.reconnect(attempt + 1);
-    }
-  }
-
-  private reconnect(attempt: number): void {
-    this.client = undefined;
-    if (this.closed) return;
-    const delay = Math.min(MAX_RECONNECT_DELAY_MS, 250 * 2 ** attempt);
-    this.reconnectTimer = setTimeout(() => void this.connect(attempt + 1), delay);
-  }
-
-  private dispatch(channel: string, payload: string | undefined): void {
-    if (channel === CHANNELS.queued) this.worker.wake();
-    else if (channel === CHANNELS.jobsChanged) this.scheduler.wake();
-    else if (channel === CHANNELS.cancelled && payload) this.worker.cancelled(payload);
+  onApplicationShutdown(): Promise<void> {
+    return this.connection.close();
   }
 }

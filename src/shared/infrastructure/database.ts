@@ -46,6 +46,11 @@ export class Database extends TransactionRunner {
     return pool;
   }
 
+  /** The connection string, for a connection of its own (LISTEN). */
+  get url(): string {
+    return (this.dataSource.options as { url: string }).url;
+  }
+
   inTransaction(): boolean {
     return current.getStore() !== undefined;
   }
