@@ -47,29 +47,46 @@ export class Events1764892800000 implements MigrationInterface {
     // retention ages out job events
     await db.query(`CREATE INDEX events_job_changes_idx ON events (at) WHERE execution_id IS NULL`);
 
+    // A status change: one row trigger, whose WHEN skips updates that change no status (lease renewals)
     await db.query(`
       CREATE FUNCTION orbit_record_execution_event() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         INSERT INTO events (type, at, job_id, execution_id, from_status, to_status, attempt, trigger, exit_code,
                             error_message, worker_id)
         VALUES ('execution.' || lower(NEW.status),
-                CASE NEW.status WHEN 'QUEUED' THEN NEW.created_at WHEN 'RUNNING' THEN NEW.started_at
-                                ELSE NEW.finished_at END,
-                NEW.job_id, NEW.id, CASE WHEN TG_OP = 'UPDATE' THEN OLD.status END, NEW.status, NEW.attempt,
-                NEW.trigger, NEW.exit_code, NEW.error_message, NEW.worker_id);
-        IF TG_OP = 'INSERT' AND NEW.retry_of IS NOT NULL THEN
-          UPDATE events SET retry_queued = true WHERE execution_id = NEW.retry_of AND to_status = 'FAILED';
-        END IF;
+                CASE NEW.status WHEN 'RUNNING' THEN NEW.started_at ELSE NEW.finished_at END,
+                NEW.job_id, NEW.id, OLD.status, NEW.status, NEW.attempt, NEW.trigger, NEW.exit_code,
+                NEW.error_message, NEW.worker_id);
         PERFORM pg_notify('${CHANNEL}', '');
         RETURN NULL;
       END $$`);
     await db.query(`
-      CREATE TRIGGER executions_created_event AFTER INSERT ON executions
-      FOR EACH ROW EXECUTE FUNCTION orbit_record_execution_event()`);
-    await db.query(`
       CREATE TRIGGER executions_transition_event AFTER UPDATE OF status ON executions
       FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status)
       EXECUTE FUNCTION orbit_record_execution_event()`);
+    // New executions: one statement trigger over the inserted rows, in their order. Inserts come
+    // in batches (the scheduler's passes, a herd of 10,000 due at once); a row trigger cost each
+    // 10,000-row insert about 260-310 ms more, this one about 60 ms (median of 5, scratch PostgreSQL 18)
+    await db.query(`
+      CREATE FUNCTION orbit_record_created_events() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO events (type, at, job_id, execution_id, from_status, to_status, attempt, trigger, exit_code,
+                            error_message, worker_id)
+        SELECT 'execution.' || lower(n.status), n.created_at, n.job_id, n.id, NULL, n.status, n.attempt, n.trigger,
+               n.exit_code, n.error_message, n.worker_id
+          FROM created_rows n;
+        IF NOT FOUND THEN
+          RETURN NULL; -- every row was skipped (a slot taken already): nothing to tell
+        END IF;
+        UPDATE events e SET retry_queued = true
+          FROM created_rows n
+         WHERE n.retry_of IS NOT NULL AND e.execution_id = n.retry_of AND e.to_status = 'FAILED';
+        PERFORM pg_notify('${CHANNEL}', '');
+        RETURN NULL;
+      END $$`);
+    await db.query(`
+      CREATE TRIGGER executions_created_events AFTER INSERT ON executions
+      REFERENCING NEW TABLE AS created_rows FOR EACH STATEMENT EXECUTE FUNCTION orbit_record_created_events()`);
 
     // an execution's events go with it, in the statement that deletes it (retention's batches, or SQL by hand)
     await db.query(`
@@ -123,8 +140,9 @@ export class Events1764892800000 implements MigrationInterface {
     await db.query(`DROP FUNCTION orbit_record_job_event`);
     await db.query(`DROP TRIGGER executions_deleted_events ON executions`);
     await db.query(`DROP FUNCTION orbit_delete_execution_events`);
+    await db.query(`DROP TRIGGER executions_created_events ON executions`);
+    await db.query(`DROP FUNCTION orbit_record_created_events`);
     await db.query(`DROP TRIGGER executions_transition_event ON executions`);
-    await db.query(`DROP TRIGGER executions_created_event ON executions`);
     await db.query(`DROP FUNCTION orbit_record_execution_event`);
     await db.query(`DROP TABLE events`);
   }
