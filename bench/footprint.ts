@@ -28,8 +28,11 @@ const SAMPLE_MS = 250;
 /** Kept queued: always more than the worker can take at once. */
 const QUEUE_LOW = 2 * CONCURRENCY;
 const QUEUE_HIGH = 3 * CONCURRENCY;
-/** Tables that may grow with every execution: the row itself and its (bounded) captured output. */
-const PER_EXECUTION_TABLES = new Set(['executions', 'execution_outputs']);
+/**
+ * Tables that may grow with every execution: the row itself, its (bounded) captured output, and
+ * its events (one per status change, pruned with it).
+ */
+const PER_EXECUTION_TABLES = new Set(['executions', 'execution_outputs', 'events']);
 /** Any other table growing by this many rows per execution or more grows per execution. */
 const PER_EXECUTION_ROWS = 0.01;
 
@@ -161,7 +164,7 @@ export function growth(
   });
 }
 
-/** One row per table that changed, and one verdict: did anything but executions (+ outputs) grow per execution? */
+/** One row per table that changed, and one verdict: did anything but executions (+ outputs, events) grow per execution? */
 export function reportGrowth(
   bench: Bench,
   scenario: Scenario | 'run',
@@ -186,15 +189,16 @@ export function reportGrowth(
         `${signed(g.rows)} rows, ${signed(Math.round(g.bytes / 1024))} KiB` +
         (perExecution && executions > 0 ? ` (${g.bytesPerExecution.toFixed(0)} B/execution)` : '') +
         (!perExecution && g.rows <= 0 && g.bytes > 0 ? ' (space of deleted rows, reused later)' : ''),
-      target: perExecution ? 'the row + its bounded output' : 'no rows per execution',
+      target: perExecution ? 'the row + its bounded output + its events' : 'no rows per execution',
       verdict: perExecution ? 'info' : verdict(!offenders.includes(g)),
     });
   }
   bench.report.add({
     scenario,
     measure: `db growth over ${what}: tables growing per execution`,
-    figure: offenders.length > 0 ? offenders.map((g) => g.table).join(', ') : `none besides executions (+ outputs)`,
-    target: 'executions, execution_outputs only',
+    figure:
+      offenders.length > 0 ? offenders.map((g) => g.table).join(', ') : `none besides executions (+ outputs, events)`,
+    target: 'executions, execution_outputs, events only',
     verdict: verdict(offenders.length === 0),
   });
 }
