@@ -3,6 +3,8 @@ import { Job } from '../domain/job.js';
 
 export interface JobFilter {
   enabled?: boolean;
+  /** Part of the name, ignoring case. */
+  nameContains?: string;
 }
 
 /** The most recent execution of a job (by creation), as shown beside the job: a read model, not part of Job. */

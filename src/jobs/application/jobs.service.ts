@@ -4,6 +4,7 @@ import { TransactionRunner } from '../../shared/application/transaction-runner.j
 import { Clock } from '../../shared/domain/clock.js';
 import { NotFoundError } from '../../shared/domain/domain-errors.js';
 import { EXECUTION_STATUSES, ExecutionStatus } from '../../executions/domain/execution-status.js';
+import { canonicalTimezone, CronSchedule } from '../domain/cron-schedule.js';
 import { Job, JobSettings, NewJob } from '../domain/job.js';
 import { JobFilter, JobRepository, LastExecution } from './job.repository.js';
 import { JobRemovalGuard } from './job-removal-guard.js';
@@ -49,6 +50,14 @@ export class JobsService {
   async nextRuns(id: string, count: number): Promise<Date[]> {
     const job = await this.get(id);
     return job.schedule().nextRuns(count, this.clock.now());
+  }
+
+  /**
+   * The next `count` fire times after now of a schedule that belongs to no job (a form's
+   * preview), parsed by the rules a job's is: what this accepts, a job accepts.
+   */
+  previewSchedule(cron: string, timezone: string, count: number): Date[] {
+    return CronSchedule.parse(cron, canonicalTimezone(timezone), 'cron').nextRuns(count, this.clock.now());
   }
 
   /** The most recent execution of each job that has one: a read model shown beside jobs. */

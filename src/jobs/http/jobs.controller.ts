@@ -38,7 +38,7 @@ export class JobsController {
   @ApiOkResponse({ type: JobPageResponse })
   @ApiErrors(400)
   async list(@Query() query: ListJobsQuery): Promise<JobPageResponse> {
-    const page = await this.jobs.list({ enabled: query.enabled }, query.toPageRequest());
+    const page = await this.jobs.list({ enabled: query.enabled, nameContains: query.name }, query.toPageRequest());
     return { items: await this.withLastExecutions(page.items), nextCursor: page.nextCursor };
   }
 
