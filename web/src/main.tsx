@@ -1,4 +1,5 @@
 import { render } from 'preact';
+import { App } from './app';
 import './styles.css';
 
-render(<p>Orbit</p>, document.getElementById('app')!);
+render(<App />, document.getElementById('app')!);
