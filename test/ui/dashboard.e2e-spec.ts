@@ -122,7 +122,11 @@ describe('the dashboard in a real browser', () => {
     await button('Sign out').click();
     await page.getByLabel('Token').waitFor();
     expect(await page.evaluate("sessionStorage.getItem('orbit.token')")).toBeNull();
-    await signIn(page, TEST_ADMIN_TOKEN);
+    // from the keyboard alone: the field has the focus it needs, Enter signs in
+    await page.getByLabel('Token').focus();
+    await page.keyboard.type(TEST_ADMIN_TOKEN);
+    await page.keyboard.press('Enter');
+    await page.getByRole('link', { name: 'Overview' }).waitFor();
   });
 
   it('creates a job through the form: the preview follows typing, a bad field gets the API message beside it', async () => {
@@ -163,6 +167,19 @@ describe('the dashboard in a real browser', () => {
     expect(created).toHaveLength(1);
     expect(created[0]).toMatchObject({ command: 'echo created', timezone: 'Europe/Berlin', maxRetries: 2 });
     await expectAccessible(page);
+  });
+
+  it('Edit changes the job and leads back to it', async () => {
+    const job = (await api().get('/jobs').query({ name: 'ui-created' })).body.items[0] as Body;
+    await page.goto(`/ui/jobs/${job.id}`);
+    await page.getByRole('link', { name: 'Edit', exact: true }).click();
+    const command = page.getByLabel('Command');
+    await waitFor(async () => ((await command.inputValue()) === 'echo created' ? true : undefined), 'the form filled');
+    await command.fill('echo edited');
+    await page.getByLabel('Timeout (seconds)').fill('90');
+    await button('Save').click();
+    await textOf(page.getByRole('region', { name: 'Definition' }), /echo edited[\s\S]*90 s/);
+    expect((await api().get(`/jobs/${job.id}`)).body).toMatchObject({ command: 'echo edited', timeoutSeconds: 90 });
   });
 
   it('a name taken already is named beside Name', async () => {
