@@ -50,7 +50,8 @@ async function buildDashboard(rootDir: string): Promise<void> {
   await promisify(execFile)(
     process.execPath,
     ['node_modules/vite/bin/vite.js', 'build', '--config', 'web/vite.config.ts', '--logLevel', 'error'],
-    { cwd: rootDir },
+    // jest sets NODE_ENV=test, which would make Vite build the libraries' development code
+    { cwd: rootDir, env: { ...process.env, NODE_ENV: 'production' } },
   );
 }
 

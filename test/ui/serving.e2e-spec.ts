@@ -1,5 +1,9 @@
+import { gzipSync } from 'node:zlib';
 import request from 'supertest';
 import { createTestApp, TestApp } from '../support/test-app.js';
+
+/** The issue's budget for the first load: JavaScript and CSS, after gzip. */
+const FIRST_LOAD_BUDGET = 200 * 1024;
 
 /** The built dashboard's entry script, as index.html names it. */
 function scriptOf(html: string): string {
@@ -64,6 +68,18 @@ describe('the dashboard is served under /ui/', () => {
       message: 'Cannot GET /ui/assets/missing-0000.js',
       error: 'Not Found',
     });
+  });
+
+  it(`the first load is at most ${FIRST_LOAD_BUDGET / 1024} KB of JavaScript and CSS after gzip`, async () => {
+    const html = (await api().get('/ui/')).text;
+    const assets = [...html.matchAll(/(?:src|href)="(\/ui\/assets\/[^"]+\.(?:js|css))"/g)].map((m) => m[1]!);
+    expect(assets.some((a) => a.endsWith('.js')) && assets.some((a) => a.endsWith('.css'))).toBe(true);
+    let gzipped = 0;
+    for (const asset of assets) {
+      const res = await api().get(asset).expect(200);
+      gzipped += gzipSync(res.text).length;
+    }
+    expect(gzipped).toBeLessThanOrEqual(FIRST_LOAD_BUDGET);
   });
 
   it('only GET reaches the page', async () => {
