@@ -139,7 +139,10 @@ describe('the dashboard in a real browser', () => {
     const preview = page.getByRole('region', { name: 'Next fire times' });
     await textOf(preview, /At 09:00/);
     await waitFor(async () => ((await preview.getByRole('listitem').count()) === 5 ? true : undefined), '5 fire times');
-    expect(await preview.getByRole('listitem').first().textContent()).toMatch(/(07|08):00:00/); // 09:00 Berlin in UTC
+    // shown in the browser's zone (UTC here), and in the job's
+    expect(await preview.getByRole('listitem').first().textContent()).toMatch(
+      /(07|08):00:00 UTC · .*09:00:00 .* in the job's time zone/,
+    );
     await expectAccessible(page);
 
     const cron = page.getByLabel('Cron expression');
@@ -198,6 +201,7 @@ describe('the dashboard in a real browser', () => {
     await page.goto(`/ui/jobs/${job.id}`);
     await button('Run now').click();
     await page.waitForURL(/\/ui\/executions\/[0-9a-f-]{36}$/);
+    await page.getByRole('link', { name: job.name as string }).waitFor(); // the run names its job
     const output = page.getByRole('region', { name: 'Output' });
     const stdout = output.getByLabel('Standard output (stdout)');
     await textOf(stdout, /first/);

@@ -1,6 +1,6 @@
 import cronstrue from 'cronstrue';
 
-const DATE_TIME = new Intl.DateTimeFormat(undefined, {
+const DATE_TIME_OPTIONS: Intl.DateTimeFormatOptions = {
   year: 'numeric',
   month: '2-digit',
   day: '2-digit',
@@ -9,12 +9,25 @@ const DATE_TIME = new Intl.DateTimeFormat(undefined, {
   second: '2-digit',
   hourCycle: 'h23',
   timeZoneName: 'short',
-});
+};
+const DATE_TIME = new Intl.DateTimeFormat(undefined, DATE_TIME_OPTIONS);
 
 /** An instant from the API in the browser's time zone; '—' for none. */
 export function dateTime(iso: string | null | undefined): string {
   return iso ? DATE_TIME.format(new Date(iso)) : '—';
 }
+
+/** An instant in a given IANA time zone (a job's), or undefined when the zone is not one. */
+export function dateTimeIn(iso: string, timeZone: string): string | undefined {
+  try {
+    return new Intl.DateTimeFormat(undefined, { ...DATE_TIME_OPTIONS, timeZone }).format(new Date(iso));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The browser's own time zone, in which instants are shown. */
+export const LOCAL_ZONE = DATE_TIME.resolvedOptions().timeZone;
 
 /** A cron expression in words, or undefined when cronstrue does not read it (the API decides what is valid). */
 export function cronInWords(expression: string): string | undefined {

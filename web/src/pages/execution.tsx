@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, ok, type Execution, type ExecutionOutput } from '../api/client';
 import { OutputView } from '../components/output';
 import { Loading, PageTitle, Problem, Status, Time } from '../components/ui';
@@ -27,6 +27,17 @@ export function ExecutionPage({ id }: { id: string }) {
     { everyMs: FOLLOW_MS, until: ({ execution }) => !ACTIVE.has(execution.status) },
   );
 
+  const jobId = live.data?.execution.jobId;
+  const [jobName, setJobName] = useState<string>();
+  useEffect(() => {
+    if (!jobId) return;
+    // a deleted job's runs stay readable: then the page names the job by its id
+    ok(api.GET('/jobs/{id}', { params: { path: { id: jobId } } })).then(
+      (job) => setJobName(job.name),
+      () => setJobName(undefined),
+    );
+  }, [jobId]);
+
   const cancel = async () => {
     setProblem(undefined);
     try {
@@ -47,7 +58,7 @@ export function ExecutionPage({ id }: { id: string }) {
         Run <code>{e.id.slice(0, 8)}</code> <Status status={e.status} />
       </PageTitle>
       <p>
-        Of job <Link href={`/jobs/${e.jobId}`}>{e.jobId}</Link>
+        Of job <Link href={`/jobs/${e.jobId}`}>{jobName ?? e.jobId}</Link>
       </p>
       {active && session.can('operator') && (
         <div class="toolbar" role="group" aria-label="Actions">

@@ -2,7 +2,7 @@ import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, ok, type Job, type JobInput } from '../api/client';
 import { Loading, PageTitle, Problem, Time } from '../components/ui';
-import { cronInWords } from '../format';
+import { cronInWords, dateTimeIn, LOCAL_ZONE } from '../format';
 import { navigate } from '../router';
 
 /** The form's fields by the API's names, each with the label people (and tests) know it by. */
@@ -208,6 +208,9 @@ export function JobForm({ id }: { id?: string }) {
               {preview.runs.map((run) => (
                 <li key={run}>
                   <Time iso={run} />
+                  {values.timezone && values.timezone !== LOCAL_ZONE && (
+                    <span class="hint"> · {dateTimeIn(run, values.timezone)} in the job's time zone</span>
+                  )}
                 </li>
               ))}
             </ol>
