@@ -14,6 +14,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY migrations ./migrations
+COPY web ./web
 RUN npm run build
 
 FROM base AS runtime

@@ -62,7 +62,7 @@ const layerBoundaries = layers.flatMap(({ dir, patterns }) => [
 ]);
 
 export default defineConfig([
-  globalIgnores(['dist/', 'coverage/', '.orbit/', 'bench/results/']),
+  globalIgnores(['dist/', 'coverage/', '.orbit/', 'bench/results/', 'web/src/api/openapi.d.ts']),
 
   js.configs.recommended,
 
@@ -122,6 +122,34 @@ export default defineConfig([
       '@typescript-eslint/restrict-template-expressions': 'off',
       '@typescript-eslint/unbound-method': 'off',
     },
+  },
+
+  {
+    // The dashboard runs in the browser and reaches Orbit through the public REST API only.
+    files: ['web/**/*.{ts,tsx}'],
+    extends: [tseslint.configs.recommendedTypeChecked],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      globals: globals.browser,
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': ['error', { ignoreVoid: true }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(src|test)/',
+              message: 'The dashboard talks to Orbit through the REST API only (web/src/api/client.ts).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['web/vite.config.ts'],
+    languageOptions: { globals: globals.node },
   },
 
   {

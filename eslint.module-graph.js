@@ -17,6 +17,7 @@ export const MODULE_GRAPH = {
   observability: ['shared', 'config', 'auth', 'executions'],
   runtime: ['shared', 'config', 'jobs', 'executions', 'events', 'workers', 'observability'],
   postgres: ['shared', 'config', 'jobs', 'executions'],
+  dashboard: ['shared'],
 };
 
 /** Every module that reaches `target` through the graph, each with its path there. */

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { OrbitConfig } from './config/orbit-config.js';
+import { DASHBOARD_HEADERS, DASHBOARD_PREFIX, serveDashboard } from './dashboard/serve-dashboard.js';
 import { RequestLog } from './observability/http/request-log.js';
 import { BODY_LIMIT } from './shared/http/body-limit.js';
 import { errorBody } from './shared/http/http-error.filter.js';
@@ -37,23 +38,29 @@ export function createHttpAdapter(): FastifyAdapter {
   return adapter;
 }
 
-/** helmet's strict defaults on every answer, but Swagger UI (/docs) runs an inline script of its own. */
+/**
+ * helmet's strict defaults on every answer, but Swagger UI (/docs) runs an inline script of its
+ * own, and the dashboard (/ui) has a stricter policy still.
+ */
 const STRICT_HEADERS = securityHeaders();
 const DOCS_HEADERS = securityHeaders({
   contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"] } },
 });
+const headersFor = (url: string) =>
+  url.startsWith('/docs') ? DOCS_HEADERS : url.startsWith(DASHBOARD_PREFIX) ? DASHBOARD_HEADERS : STRICT_HEADERS;
 
 /**
  * What every HTTP app gets, in production and in tests alike: a request log line per request,
- * security headers, strict validation, CORS only for configured origins, and Swagger UI with
- * its Authorize button for bearer tokens. (No ETag and no X-Powered-By: Fastify sends neither.)
+ * security headers, strict validation, CORS only for configured origins, Swagger UI with its
+ * Authorize button for bearer tokens, and the dashboard under /ui/. (No ETag and no
+ * X-Powered-By: Fastify sends neither.)
  */
 export function configureHttp(app: NestFastifyApplication): NestFastifyApplication {
   const config = app.get(OrbitConfig);
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onRequest', app.get(RequestLog).onRequest);
   fastify.addHook('onRequest', (request, reply, done) => {
-    reply.headers(request.url.startsWith('/docs') ? DOCS_HEADERS : STRICT_HEADERS);
+    reply.headers(headersFor(request.url));
     done();
   });
   if (config.corsOrigins.length > 0) app.enableCors({ origin: config.corsOrigins });
@@ -73,5 +80,6 @@ export function configureHttp(app: NestFastifyApplication): NestFastifyApplicati
       .build(),
   );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+  serveDashboard(fastify);
   return app;
 }

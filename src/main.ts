@@ -67,7 +67,9 @@ async function main(): Promise<void> {
       await http.get(TokensService).ensureAccess(config.host);
       await http.listen(config.port, config.host);
       const address = `http://${config.host}:${config.port}`;
-      logger.info(`Orbit (${config.role}) listening on ${address}; Swagger UI at ${address}/docs`);
+      logger.info(
+        `Orbit (${config.role}) listening on ${address}; dashboard at ${address}/ui/, Swagger UI at ${address}/docs`,
+      );
     } else {
       await app.init();
       logger.info(`Orbit (${config.role}) running`);

@@ -47,6 +47,20 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'get', route: '/jobs', min: 'viewer', success: 200, target: () => Promise.resolve({ path: '/jobs' }) },
   {
     method: 'get',
+    route: '/schedules/preview',
+    min: 'viewer',
+    success: 200,
+    target: () => Promise.resolve({ path: '/schedules/preview?cron=0%203%20*%20*%20*' }),
+  },
+  {
+    method: 'get',
+    route: '/auth/me',
+    min: 'viewer',
+    success: 200,
+    target: () => Promise.resolve({ path: '/auth/me' }),
+  },
+  {
+    method: 'get',
     route: '/jobs/{id}',
     min: 'viewer',
     success: 200,
@@ -367,6 +381,19 @@ describe('authentication and roles', () => {
         });
       },
     );
+
+    it('GET /auth/me tells each token its own name and role', async () => {
+      for (const role of ROLES) {
+        const issued = await fx.token(role);
+        const res = await send(t, 'get', '/auth/me', bearer(issued.token as string));
+        expect({ status: res.status, body: res.body as unknown }).toEqual({
+          status: 200,
+          body: { tokenId: issued.id, name: issued.name, role },
+        });
+      }
+      const admin = await send(t, 'get', '/auth/me', bearer(TEST_ADMIN_TOKEN));
+      expect(admin.body).toEqual({ tokenId: null, name: expect.any(String), role: 'admin' });
+    });
 
     it('ORBIT_ADMIN_TOKEN is an admin', async () => {
       const res = await send(t, 'get', '/audit', bearer(TEST_ADMIN_TOKEN));

@@ -790,3 +790,50 @@ describe('GET /jobs (listing, on its own database)', () => {
     expect(res.body.message).toContain(field);
   });
 });
+
+describe('GET /jobs?name= (search by name)', () => {
+  let t: TestApp;
+  const api = () => request(t.app.getHttpServer());
+  const names = ['Nightly-Backup', 'nightly_report', '100%-weekly', 'weekly\\sync'];
+  const found = async (name: string): Promise<string[]> => {
+    const res = await api().get('/jobs').query({ name, limit: 100 });
+    expect(res.status).toBe(200);
+    return (res.body.items as Body[]).map((j) => j.name as string).sort();
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    for (const name of names) await api().post('/jobs').send(validJob({ name })).expect(201);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('lists the jobs whose name contains the text, ignoring case', async () => {
+    await expect(found('NIGHTLY')).resolves.toEqual(['Nightly-Backup', 'nightly_report']);
+    await expect(found('weekly')).resolves.toEqual(['100%-weekly', 'weekly\\sync']);
+    await expect(found('nothing like it')).resolves.toEqual([]);
+  });
+
+  it('takes %, _ and \\ as themselves, not as patterns', async () => {
+    await expect(found('%')).resolves.toEqual(['100%-weekly']);
+    await expect(found('_')).resolves.toEqual(['nightly_report']);
+    await expect(found('\\')).resolves.toEqual(['weekly\\sync']);
+  });
+
+  it('pages through the matches only', async () => {
+    const first = await api().get('/jobs').query({ name: 'ly', limit: 3 });
+    const rest = await api().get('/jobs').query({ name: 'ly', limit: 3, cursor: first.body.nextCursor });
+    expect([...first.body.items, ...rest.body.items].map((j: Body) => j.name).sort()).toEqual([...names].sort());
+    expect(rest.body.nextCursor).toBeNull();
+  });
+
+  it('refuses a name longer than a name can be, with 400 naming it', async () => {
+    const res = await api()
+      .get('/jobs')
+      .query({ name: 'x'.repeat(201) });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toContain('name');
+  });
+});

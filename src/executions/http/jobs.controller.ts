@@ -16,7 +16,8 @@ import { UpdateJobDto } from '../../jobs/http/dto/update-job.dto.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { Audited } from '../../shared/http/audited.decorator.js';
 import { JobHistoryService } from '../application/job-history.service.js';
-import { JobPageResponse, JobResponse, JobStatsResponse, NextRunsResponse } from './dto/job.response.js';
+import { NextRunsResponse } from '../../jobs/http/dto/next-runs.response.js';
+import { JobPageResponse, JobResponse, JobStatsResponse } from './dto/job.response.js';
 import { STATS_HOURS, StatsQuery } from './dto/stats.query.js';
 
 /**
@@ -47,7 +48,7 @@ export class JobsController {
   @ApiOkResponse({ type: JobPageResponse })
   @ApiErrors(400)
   async list(@Query() query: ListJobsQuery): Promise<JobPageResponse> {
-    const page = await this.jobs.list({ enabled: query.enabled }, query.toPageRequest());
+    const page = await this.jobs.list({ enabled: query.enabled, nameContains: query.name }, query.toPageRequest());
     return { items: await this.withLastExecutions(page.items), nextCursor: page.nextCursor };
   }
 

@@ -3,6 +3,8 @@ import { Job } from '../domain/job.js';
 
 export interface JobFilter {
   enabled?: boolean;
+  /** Part of the name, ignoring case. */
+  nameContains?: string;
 }
 
 /** Persistence port of jobs. Writes are conditional on the version the job was read with. */

@@ -3,6 +3,7 @@ import { Page, PageRequest } from '../../shared/application/page.js';
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { NotFoundError } from '../../shared/domain/domain-errors.js';
+import { canonicalTimezone, CronSchedule } from '../domain/cron-schedule.js';
 import { Job, JobSettings, NewJob } from '../domain/job.js';
 import { JobFilter, JobRepository } from './job.repository.js';
 import { JobRemovalGuards } from './job-removal-guard.js';
@@ -36,6 +37,14 @@ export class JobsService {
   async nextRuns(id: string, count: number): Promise<Date[]> {
     const job = await this.get(id);
     return job.schedule().nextRuns(count, this.clock.now());
+  }
+
+  /**
+   * The next `count` fire times after now of a schedule that belongs to no job (a form's
+   * preview), parsed by the rules a job's is: what this accepts, a job accepts.
+   */
+  previewSchedule(cron: string, timezone: string, count: number): Date[] {
+    return CronSchedule.parse(cron, canonicalTimezone(timezone), 'cron').nextRuns(count, this.clock.now());
   }
 
   /** Read under a row lock, so the change applies to what a scheduler pass left. */

@@ -31,33 +31,34 @@ export class CronSchedule {
     private readonly cron: Cron,
   ) {}
 
-  static parse(expression: unknown, timezone: string): CronSchedule {
+  /** `field` is the name the caller knows the expression by, which every error message starts with. */
+  static parse(expression: unknown, timezone: string, field = 'cronExpression'): CronSchedule {
     if (typeof expression !== 'string' || expression.trim() === '') {
-      throw new InvalidArgumentError('cronExpression must not be blank', 'cronExpression');
+      throw new InvalidArgumentError(`${field} must not be blank`, field);
     }
     const text = expression.trim().replace(/\s+/g, ' ');
     const key = `${timezone} ${text}`;
     let schedule = parsed.get(key);
     if (!schedule) {
-      schedule = CronSchedule.compile(text, timezone);
+      schedule = CronSchedule.compile(text, timezone, field);
       if (parsed.size >= PARSED_LIMIT) parsed.delete(parsed.keys().next().value!);
       parsed.set(key, schedule);
     }
     return schedule;
   }
 
-  private static compile(text: string, timezone: string): CronSchedule {
+  private static compile(text: string, timezone: string, field: string): CronSchedule {
     if (text.startsWith('@')) {
       if (!MACROS.has(text.toLowerCase())) {
         throw new InvalidArgumentError(
-          `cronExpression '${text}' is not supported: use 5 fields, 6 fields (with seconds) or one of ${[...MACROS].join(', ')}`,
-          'cronExpression',
+          `${field} '${text}' is not supported: use 5 fields, 6 fields (with seconds) or one of ${[...MACROS].join(', ')}`,
+          field,
         );
       }
     } else if (![5, 6].includes(text.split(' ').length)) {
       throw new InvalidArgumentError(
-        `cronExpression '${text}' must have 5 fields (minute hour day month weekday) or 6 fields (second first)`,
-        'cronExpression',
+        `${field} '${text}' must have 5 fields (minute hour day month weekday) or 6 fields (second first)`,
+        field,
       );
     }
     let cron: Cron;
@@ -65,11 +66,11 @@ export class CronSchedule {
       cron = new Cron(text, { timezone, paused: true, mode: '5-or-6-parts' });
     } catch (error) {
       const reason = error instanceof Error ? error.message.replace(/^CronPattern: /, '') : String(error);
-      throw new InvalidArgumentError(`cronExpression '${text}' is not valid: ${reason}`, 'cronExpression');
+      throw new InvalidArgumentError(`${field} '${text}' is not valid: ${reason}`, field);
     }
     const schedule = new CronSchedule(text, timezone, cron);
     if (schedule.nextAfter(new Date(0)) === null) {
-      throw new InvalidArgumentError(`cronExpression '${text}' never matches a date`, 'cronExpression');
+      throw new InvalidArgumentError(`${field} '${text}' never matches a date`, field);
     }
     return schedule;
   }

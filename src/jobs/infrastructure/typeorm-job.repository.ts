@@ -58,6 +58,10 @@ export class TypeOrmJobRepository extends JobRepository {
   async list(filter: JobFilter, page: PageRequest): Promise<Page<Job>> {
     const query = this.repo().createQueryBuilder('job').where('job.deleted_at IS NULL');
     if (filter.enabled !== undefined) query.andWhere('job.enabled = :enabled', { enabled: filter.enabled });
+    if (filter.nameContains) {
+      const pattern = `%${filter.nameContains.replace(/[\\%_]/g, '\\$&')}%`;
+      query.andWhere(`job.name ILIKE :pattern ESCAPE '\\'`, { pattern });
+    }
     const rows = await newestFirst(query, 'job', page);
     return toPage(rows.map(JobMapper.toDomain), page.limit);
   }

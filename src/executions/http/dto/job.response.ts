@@ -76,11 +76,6 @@ export class JobPageResponse {
   nextCursor!: string | null;
 }
 
-export class NextRunsResponse {
-  @ApiProperty({ type: [String], example: ['2026-12-01T14:00:00.000Z', '2026-12-02T14:00:00.000Z'] })
-  runs!: string[];
-}
-
 export class ExecutionCountsResponse {
   @ApiProperty({ example: 0 })
   QUEUED!: number;

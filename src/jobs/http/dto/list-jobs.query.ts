@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsOptional } from 'class-validator';
+import { IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
+import { JOB_LIMITS } from '../../domain/job.js';
 import { ListQueryDto } from '../../../shared/http/list-query.dto.js';
 
 export class ListJobsQuery extends ListQueryDto {
@@ -9,4 +10,13 @@ export class ListJobsQuery extends ListQueryDto {
   @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
   @IsBoolean({ message: 'enabled must be true or false' })
   enabled?: boolean;
+
+  @ApiPropertyOptional({
+    description: 'Only jobs whose name contains this text, ignoring case',
+    maxLength: JOB_LIMITS.nameMaxLength,
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(JOB_LIMITS.nameMaxLength)
+  name?: string;
 }

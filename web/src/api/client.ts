@@ -1,0 +1,74 @@
+import createClient, { type Middleware } from 'openapi-fetch';
+import type { components, paths } from './openapi';
+
+type Schemas = components['schemas'];
+export type Job = Schemas['JobResponse'];
+export type JobInput = Schemas['CreateJobDto'];
+export type Execution = Schemas['ExecutionResponse'];
+export type ExecutionOutput = Schemas['ExecutionOutputResponse'];
+export type Worker = Schemas['WorkerResponse'];
+export type Token = Schemas['TokenResponse'];
+export type CreatedToken = Schemas['CreatedTokenResponse'];
+export type AuditEvent = Schemas['AuditEventResponse'];
+export type Me = Schemas['MeResponse'];
+export type Role = 'viewer' | 'operator' | 'admin';
+export type ExecutionStatus = 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
+
+/** An answer other than 2xx, with the API's own message (`{statusCode, message, error}`). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+let bearer: string | null = null;
+let onRefused: () => void = () => undefined;
+
+/** The token every request carries from now on (null: none), and what to do when the API refuses it. */
+export function setToken(token: string | null, refused: () => void = () => undefined): void {
+  bearer = token;
+  onRefused = refused;
+}
+
+const authorize: Middleware = {
+  onRequest({ request }) {
+    if (bearer) request.headers.set('Authorization', `Bearer ${bearer}`);
+    return request;
+  },
+  onResponse({ response }) {
+    if (response.status === 401 && bearer) onRefused();
+    return response;
+  },
+};
+
+/** The public REST API, typed from Orbit's own OpenAPI document (web/src/api/openapi.d.ts). */
+export const api = createClient<paths>({ baseUrl: window.location.origin });
+api.use(authorize);
+
+interface Answer<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
+/** The answer's body, or an ApiError with the API's message. */
+export async function ok<T>(answer: Promise<Answer<T>>): Promise<T> {
+  const { data, error, response } = await answer;
+  if (!response.ok) {
+    const message = (error as { message?: unknown } | undefined)?.message;
+    throw new ApiError(
+      response.status,
+      typeof message === 'string' ? message : `${response.status} ${response.statusText}`,
+    );
+  }
+  return data as T;
+}
+
+export const ROLES: readonly Role[] = ['viewer', 'operator', 'admin'];
+
+export function roleIncludes(held: string, needed: Role): boolean {
+  return ROLES.indexOf(held as Role) >= ROLES.indexOf(needed);
+}

@@ -1,0 +1,92 @@
+import type { ComponentChildren } from 'preact';
+import { Link, useLocation, type Location } from './router';
+import { SessionGate, useSession } from './session';
+import { AuditPage } from './pages/audit';
+import { ExecutionPage } from './pages/execution';
+import { JobForm } from './pages/job-form';
+import { JobPage } from './pages/job';
+import { JobsPage } from './pages/jobs';
+import { NotFound } from './pages/not-found';
+import { OverviewPage } from './pages/overview';
+import { SignIn } from './pages/sign-in';
+import { TokensPage } from './pages/tokens';
+import { WorkersPage } from './pages/workers';
+
+const UUID = '([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})';
+
+/** Each page by the path below /ui/ that shows it. */
+const ROUTES: Array<[RegExp, (match: string[], location: Location) => ComponentChildren]> = [
+  [/^\/$/, () => <OverviewPage />],
+  [/^\/jobs$/, (_, location) => <JobsPage query={location.query} />],
+  [/^\/jobs\/new$/, () => <JobForm />],
+  [new RegExp(`^/jobs/${UUID}$`), ([, id], location) => <JobPage id={id!} query={location.query} />],
+  [new RegExp(`^/jobs/${UUID}/edit$`), ([, id]) => <JobForm id={id} />],
+  [new RegExp(`^/executions/${UUID}$`), ([, id]) => <ExecutionPage id={id!} />],
+  [/^\/workers$/, () => <WorkersPage />],
+  [/^\/tokens$/, (_, location) => <TokensPage query={location.query} />],
+  [/^\/audit$/, (_, location) => <AuditPage query={location.query} />],
+];
+
+function section(path: string): string {
+  return path === '/' ? '/' : `/${path.split('/')[1]}`;
+}
+
+function Layout({ children }: { children: ComponentChildren }) {
+  const session = useSession();
+  const { path } = useLocation();
+  const links: Array<[string, string]> = [
+    ['/', 'Overview'],
+    ['/jobs', 'Jobs'],
+    ['/workers', 'Workers'],
+    ...(session.can('admin')
+      ? ([
+          ['/tokens', 'Tokens'],
+          ['/audit', 'Audit'],
+        ] as Array<[string, string]>)
+      : []),
+  ];
+  return (
+    <>
+      <header class="top">
+        <span class="brand">Orbit</span>
+        <nav aria-label="Main">
+          <ul>
+            {links.map(([href, label]) => (
+              <li key={href}>
+                <Link href={href} aria-current={section(path) === href ? 'page' : undefined}>
+                  {label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <span class="who">
+          {session.me.name} ({session.me.role})
+        </span>
+        <button type="button" class="quiet" onClick={session.signOut}>
+          Sign out
+        </button>
+      </header>
+      <main>{children}</main>
+    </>
+  );
+}
+
+function Page() {
+  const location = useLocation();
+  for (const [pattern, render] of ROUTES) {
+    const match = pattern.exec(location.path);
+    if (match) return <>{render([...match], location)}</>;
+  }
+  return <NotFound />;
+}
+
+export function App() {
+  return (
+    <SessionGate signIn={(props) => <SignIn {...props} />}>
+      <Layout>
+        <Page />
+      </Layout>
+    </SessionGate>
+  );
+}

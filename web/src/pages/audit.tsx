@@ -1,0 +1,60 @@
+import { api, ok } from '../api/client';
+import { Loading, PageTitle, Problem, Time } from '../components/ui';
+import { useLive } from '../live';
+import { Link, withQuery } from '../router';
+
+export function AuditPage({ query }: { query: URLSearchParams }) {
+  const cursor = query.get('cursor') ?? undefined;
+  const audit = useLive(() => ok(api.GET('/audit', { params: { query: { cursor, limit: 50 } } })), [cursor], {
+    everyMs: 10_000,
+  });
+  return (
+    <>
+      <PageTitle title="Audit">Audit</PageTitle>
+      <p>Every change made through the API, newest first, with the name of the token that made it.</p>
+      <Problem error={audit.error} />
+      {!audit.data && !audit.error && <Loading />}
+      {audit.data && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Who</th>
+              <th scope="col">What</th>
+              <th scope="col">Target</th>
+              <th scope="col">Details</th>
+            </tr>
+          </thead>
+          <tbody>
+            {audit.data.items.map((event) => (
+              <tr key={event.id}>
+                <td>
+                  <Time iso={event.createdAt} />
+                </td>
+                <td>{event.actor}</td>
+                <td>{event.action}</td>
+                <td>
+                  <Target action={event.action} id={event.targetId} />
+                </td>
+                <td>
+                  <code>{JSON.stringify(event.details)}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <nav aria-label="Pages" class="pager">
+        {cursor && <Link href="/audit">Newest</Link>}
+        {audit.data?.nextCursor && <Link href={withQuery('/audit', { cursor: audit.data.nextCursor })}>Older</Link>}
+      </nav>
+    </>
+  );
+}
+
+function Target({ action, id }: { action: string; id: string | null }) {
+  if (!id) return <>—</>;
+  if (action.startsWith('job.')) return <Link href={`/jobs/${id}`}>{id}</Link>;
+  if (action.startsWith('execution.')) return <Link href={`/executions/${id}`}>{id}</Link>;
+  return <code>{id}</code>;
+}

@@ -1,0 +1,129 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, ok, type Execution, type ExecutionOutput } from '../api/client';
+import { OutputView } from '../components/output';
+import { Loading, PageTitle, Problem, Status, Time } from '../components/ui';
+import { duration } from '../format';
+import { useLive } from '../live';
+import { Link } from '../router';
+import { useSession } from '../session';
+
+const ACTIVE = new Set(['QUEUED', 'RUNNING']);
+/** Workers store output about every second. */
+const FOLLOW_MS = 1000;
+
+export function ExecutionPage({ id }: { id: string }) {
+  const session = useSession();
+  const [problem, setProblem] = useState<string>();
+  const live = useLive<{ execution: Execution; output: ExecutionOutput }>(
+    async () => {
+      const [execution, output] = await Promise.all([
+        ok(api.GET('/executions/{id}', { params: { path: { id } } })),
+        ok(api.GET('/executions/{id}/output', { params: { path: { id } } })),
+      ]);
+      return { execution, output };
+    },
+    [id],
+    // read the output once more after the run ended: what it printed last is stored with the outcome
+    { everyMs: FOLLOW_MS, until: ({ execution }) => !ACTIVE.has(execution.status) },
+  );
+
+  const jobId = live.data?.execution.jobId;
+  const [jobName, setJobName] = useState<string>();
+  useEffect(() => {
+    if (!jobId) return;
+    // a deleted job's runs stay readable: then the page names the job by its id
+    ok(api.GET('/jobs/{id}', { params: { path: { id: jobId } } })).then(
+      (job) => setJobName(job.name),
+      () => setJobName(undefined),
+    );
+  }, [jobId]);
+
+  const cancel = async () => {
+    setProblem(undefined);
+    try {
+      await ok(api.POST('/executions/{id}/cancel', { params: { path: { id } }, body: {} }));
+      live.reload();
+    } catch (error) {
+      setProblem((error as Error).message);
+    }
+  };
+
+  if (live.error && !live.data) return <Problem error={live.error} />;
+  if (!live.data) return <Loading />;
+  const e = live.data.execution;
+  const active = ACTIVE.has(e.status);
+  return (
+    <>
+      <PageTitle title={`Run ${e.id.slice(0, 8)}`}>
+        Run <code>{e.id.slice(0, 8)}</code> <Status status={e.status} />
+      </PageTitle>
+      <p>
+        Of job <Link href={`/jobs/${e.jobId}`}>{jobName ?? e.jobId}</Link>
+      </p>
+      {active && session.can('operator') && (
+        <div class="toolbar" role="group" aria-label="Actions">
+          <button type="button" class="danger" onClick={() => void cancel()}>
+            Cancel
+          </button>
+        </div>
+      )}
+      <Problem error={problem ?? live.error} />
+      <dl class="fields">
+        <dt>Status</dt>
+        <dd>
+          <Status status={e.status} />
+        </dd>
+        <dt>Trigger</dt>
+        <dd>
+          {e.trigger === 'SCHEDULE' ? (
+            <>
+              SCHEDULE, for the slot <Time iso={e.scheduledFor} />
+            </>
+          ) : (
+            e.trigger
+          )}
+        </dd>
+        <dt>Attempt</dt>
+        <dd>
+          {e.attempt} of at most {e.maxRetries + 1}
+          {e.retryOf && (
+            <>
+              , retrying <Link href={`/executions/${e.retryOf}`}>the previous attempt</Link>
+            </>
+          )}
+        </dd>
+        <dt>Command</dt>
+        <dd>
+          <pre>{e.command}</pre>
+        </dd>
+        <dt>Created</dt>
+        <dd>
+          <Time iso={e.createdAt} />
+        </dd>
+        <dt>Due</dt>
+        <dd>
+          <Time iso={e.dueAt} />
+        </dd>
+        <dt>Started</dt>
+        <dd>
+          <Time iso={e.startedAt} />
+        </dd>
+        <dt>Finished</dt>
+        <dd>
+          <Time iso={e.finishedAt} />
+        </dd>
+        <dt>Took</dt>
+        <dd>{duration(e.startedAt, e.finishedAt)}</dd>
+        <dt>Timeout</dt>
+        <dd>{e.timeoutSeconds} s</dd>
+        <dt>Exit code</dt>
+        <dd>{e.exitCode ?? '—'}</dd>
+        <dt>Error</dt>
+        <dd>{e.errorMessage ?? '—'}</dd>
+        <dt>Worker</dt>
+        <dd>{e.workerId ?? '—'}</dd>
+      </dl>
+      <OutputView output={live.data.output} following={active} />
+    </>
+  );
+}

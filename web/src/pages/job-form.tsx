@@ -1,0 +1,257 @@
+import type { JSX } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError, ok, type Job, type JobInput } from '../api/client';
+import { Loading, PageTitle, Problem, Time } from '../components/ui';
+import { cronInWords, dateTimeIn, LOCAL_ZONE } from '../format';
+import { navigate } from '../router';
+
+/** The form's fields by the API's names, each with the label people (and tests) know it by. */
+const FIELDS = {
+  name: 'Name',
+  command: 'Command',
+  cronExpression: 'Cron expression',
+  timezone: 'Time zone',
+  maxRetries: 'Max retries',
+  timeoutSeconds: 'Timeout (seconds)',
+  misfirePolicy: 'Missed slots',
+  concurrencyPolicy: 'Overlapping runs',
+} as const;
+type Field = keyof typeof FIELDS;
+type Values = Record<Field, string>;
+
+const NEW_JOB: Values = {
+  name: '',
+  command: '',
+  cronExpression: '',
+  timezone: 'UTC',
+  maxRetries: '0',
+  timeoutSeconds: '3600',
+  misfirePolicy: 'RUN_ONCE',
+  concurrencyPolicy: 'ALLOW',
+};
+/** How long typing must pause before the preview asks the API. */
+const PREVIEW_DELAY_MS = 250;
+
+function valuesOf(job: Job): Values {
+  return {
+    name: job.name,
+    command: job.command,
+    cronExpression: job.cronExpression,
+    timezone: job.timezone,
+    maxRetries: String(job.maxRetries),
+    timeoutSeconds: String(job.timeoutSeconds),
+    misfirePolicy: job.misfirePolicy,
+    concurrencyPolicy: job.concurrencyPolicy,
+  };
+}
+
+/** A whole number as a number; anything else as typed, for the API to name what is wrong with it. */
+function integer(text: string): number {
+  return /^-?\d+$/.test(text.trim()) ? Number(text) : (text as unknown as number);
+}
+
+function bodyOf(values: Values): JobInput {
+  return {
+    name: values.name,
+    command: values.command,
+    cronExpression: values.cronExpression,
+    timezone: values.timezone,
+    maxRetries: integer(values.maxRetries),
+    timeoutSeconds: integer(values.timeoutSeconds),
+    misfirePolicy: values.misfirePolicy as JobInput['misfirePolicy'],
+    concurrencyPolicy: values.concurrencyPolicy as JobInput['concurrencyPolicy'],
+  };
+}
+
+/**
+ * The API names the field its message is about first (`cronExpression '…' is not valid`, several
+ * joined by `; `); a duplicate name is a 409 about the name.
+ */
+export function fieldErrors(message: string): { fields: Partial<Record<Field, string>>; rest: string[] } {
+  const fields: Partial<Record<Field, string>> = {};
+  const rest: string[] = [];
+  for (const part of message.split('; ')) {
+    const first = /^A job named /.test(part) ? 'name' : /^[A-Za-z]+/.exec(part)?.[0];
+    if (first && first in FIELDS) fields[first as Field] = fields[first as Field] ?? part;
+    else rest.push(part);
+  }
+  return { fields, rest };
+}
+
+function usePreview(cron: string, timezone: string) {
+  const [preview, setPreview] = useState<{ runs?: string[]; error?: string }>({});
+  useEffect(() => {
+    if (cron.trim() === '') {
+      setPreview({});
+      return;
+    }
+    let stale = false;
+    const timer = setTimeout(() => {
+      ok(
+        api.GET('/schedules/preview', { params: { query: { cron, timezone: timezone || undefined, count: 5 } } }),
+      ).then(
+        ({ runs }) => !stale && setPreview({ runs }),
+        (error: Error) => !stale && setPreview({ error: error.message }),
+      );
+    }, PREVIEW_DELAY_MS);
+    return () => {
+      stale = true;
+      clearTimeout(timer);
+    };
+  }, [cron, timezone]);
+  return preview;
+}
+
+export function JobForm({ id }: { id?: string }) {
+  const [values, setValues] = useState<Values | undefined>(id ? undefined : NEW_JOB);
+  const [loadError, setLoadError] = useState<Error>();
+  const [errors, setErrors] = useState<{ fields: Partial<Record<Field, string>>; rest: string[] }>({
+    fields: {},
+    rest: [],
+  });
+  const [saving, setSaving] = useState(false);
+  const preview = usePreview(values?.cronExpression ?? '', values?.timezone ?? '');
+
+  useEffect(() => {
+    if (!id) return;
+    ok(api.GET('/jobs/{id}', { params: { path: { id } } })).then((job) => setValues(valuesOf(job)), setLoadError);
+  }, [id]);
+
+  if (loadError) return <Problem error={loadError} />;
+  if (!values) return <Loading />;
+
+  const set = (field: Field) => (event: Event) =>
+    setValues({ ...values, [field]: (event.currentTarget as HTMLInputElement).value });
+
+  const save = async (event: Event) => {
+    event.preventDefault();
+    setSaving(true);
+    try {
+      const body = bodyOf(values);
+      const job = id
+        ? await ok(api.PATCH('/jobs/{id}', { params: { path: { id } }, body }))
+        : await ok(api.POST('/jobs', { body }));
+      navigate(`/jobs/${job.id}`, { replace: true });
+    } catch (error) {
+      const message = (error as Error).message;
+      setErrors(
+        error instanceof ApiError && error.status < 500 ? fieldErrors(message) : { fields: {}, rest: [message] },
+      );
+      setSaving(false);
+    }
+  };
+
+  /** A field with its label and, beside it, what the API said about it. */
+  const field = (name: Field, input: (props: Record<string, unknown>) => JSX.Element, hint?: string) => {
+    const error = errors.fields[name];
+    const described = [hint && `${name}-hint`, error && `${name}-error`].filter(Boolean).join(' ');
+    return (
+      <div class="field">
+        <label for={name}>{FIELDS[name]}</label>
+        {input({
+          id: name,
+          name,
+          value: values[name],
+          onInput: set(name),
+          'aria-invalid': error ? true : undefined,
+          'aria-describedby': described || undefined,
+        })}
+        {hint && (
+          <p id={`${name}-hint`} class="hint">
+            {hint}
+          </p>
+        )}
+        {error && (
+          <p id={`${name}-error`} class="field-error">
+            {error}
+          </p>
+        )}
+      </div>
+    );
+  };
+
+  const words = cronInWords(values.cronExpression);
+  return (
+    <>
+      <PageTitle title={id ? `Edit ${values.name}` : 'New job'}>{id ? 'Edit job' : 'New job'}</PageTitle>
+      <form class="job-form" onSubmit={(e) => void save(e)} noValidate>
+        {field('name', (p) => (
+          <input {...p} type="text" autoComplete="off" />
+        ))}
+        {field(
+          'command',
+          (p) => (
+            <textarea {...p} rows={3} spellcheck={false} />
+          ),
+          'Run by /bin/sh -c',
+        )}
+        {field(
+          'cronExpression',
+          (p) => (
+            <input {...p} type="text" autoComplete="off" spellcheck={false} />
+          ),
+          '5 fields (minute hour day month weekday), 6 with seconds first, or @hourly, @daily, @weekly, @monthly, @yearly',
+        )}
+        {field(
+          'timezone',
+          (p) => (
+            <input {...p} type="text" autoComplete="off" />
+          ),
+          'IANA name, for example Europe/Berlin',
+        )}
+        <section aria-labelledby="preview-heading" class="preview" aria-live="polite">
+          <h2 id="preview-heading">Next fire times</h2>
+          {words && <p class="words">{words}</p>}
+          {preview.error && <p class="field-error">{preview.error}</p>}
+          {preview.runs && (
+            <ol>
+              {preview.runs.map((run) => (
+                <li key={run}>
+                  <Time iso={run} />
+                  {values.timezone && values.timezone !== LOCAL_ZONE && (
+                    <span class="hint"> · {dateTimeIn(run, values.timezone)} in the job's time zone</span>
+                  )}
+                </li>
+              ))}
+            </ol>
+          )}
+          {!preview.error && !preview.runs && <p class="hint">Type a cron expression to see when it fires.</p>}
+        </section>
+        {field('maxRetries', (p) => (
+          <input {...p} type="text" inputMode="numeric" />
+        ))}
+        {field('timeoutSeconds', (p) => (
+          <input {...p} type="text" inputMode="numeric" />
+        ))}
+        {field('misfirePolicy', (p) => (
+          <select {...p} onChange={p.onInput as never}>
+            <option value="RUN_ONCE">RUN_ONCE: run the latest missed slot once</option>
+            <option value="SKIP">SKIP: drop missed slots</option>
+          </select>
+        ))}
+        {field('concurrencyPolicy', (p) => (
+          <select {...p} onChange={p.onInput as never}>
+            <option value="ALLOW">ALLOW: run side by side</option>
+            <option value="FORBID">FORBID: skip while one is active</option>
+            <option value="REPLACE">REPLACE: cancel the active one</option>
+          </select>
+        ))}
+        <div role="alert">
+          {errors.rest.map((message) => (
+            <p key={message} class="problem">
+              {message}
+            </p>
+          ))}
+        </div>
+        <div class="actions">
+          <button type="submit" disabled={saving}>
+            Save
+          </button>
+          <button type="button" class="quiet" onClick={() => history.back()}>
+            Back
+          </button>
+        </div>
+      </form>
+    </>
+  );
+}

@@ -1,0 +1,180 @@
+import { useState } from 'preact/hooks';
+import { api, ok, type ExecutionStatus } from '../api/client';
+import { Confirm } from '../components/confirm';
+import { ExecutionsTable } from '../components/executions-table';
+import { Loading, PageTitle, Problem, Time } from '../components/ui';
+import { useLive } from '../live';
+import { Link, navigate, withQuery } from '../router';
+import { useSession } from '../session';
+import { Schedule } from './jobs';
+
+const STATUSES: ExecutionStatus[] = ['QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
+
+export function JobPage({ id, query }: { id: string; query: URLSearchParams }) {
+  const session = useSession();
+  const status = (query.get('status') ?? '') as ExecutionStatus | '';
+  const cursor = query.get('cursor') ?? undefined;
+  const [problem, setProblem] = useState<string>();
+  const [confirming, setConfirming] = useState(false);
+
+  const job = useLive(() => ok(api.GET('/jobs/{id}', { params: { path: { id } } })), [id], { everyMs: 3000 });
+  const nextRuns = useLive(
+    () => ok(api.GET('/jobs/{id}/next-runs', { params: { path: { id }, query: { count: 5 } } })),
+    [id, job.data?.updatedAt],
+    { everyMs: 60_000 },
+  );
+  const history = useLive(
+    () =>
+      ok(api.GET('/executions', { params: { query: { jobId: id, status: status || undefined, cursor, limit: 20 } } })),
+    [id, status, cursor],
+    { everyMs: 3000 },
+  );
+
+  const act = async (action: () => Promise<unknown>) => {
+    setProblem(undefined);
+    try {
+      await action();
+      job.reload();
+      history.reload();
+    } catch (error) {
+      setProblem((error as Error).message);
+    }
+  };
+  const runNow = () =>
+    act(async () => {
+      const execution = await ok(api.POST('/jobs/{id}/executions', { params: { path: { id } }, body: {} }));
+      navigate(`/executions/${execution.id}`);
+    });
+  const setEnabled = (enabled: boolean) =>
+    act(() => ok(api.PATCH('/jobs/{id}', { params: { path: { id } }, body: { enabled } })));
+  const remove = () =>
+    act(async () => {
+      setConfirming(false);
+      await ok(api.DELETE('/jobs/{id}', { params: { path: { id } } }));
+      navigate('/jobs', { replace: true });
+    });
+
+  if (job.error && !job.data) return <Problem error={job.error} />;
+  if (!job.data) return <Loading />;
+  const j = job.data;
+  return (
+    <>
+      <PageTitle title={j.name}>
+        Job <span class="name">{j.name}</span>
+        {!j.enabled && <span class="tag">paused</span>}
+      </PageTitle>
+      <div class="toolbar" role="group" aria-label="Actions">
+        {session.can('operator') && (
+          <button type="button" onClick={() => void runNow()}>
+            Run now
+          </button>
+        )}
+        {session.can('admin') && (
+          <>
+            {j.enabled ? (
+              <button type="button" onClick={() => void setEnabled(false)}>
+                Pause
+              </button>
+            ) : (
+              <button type="button" onClick={() => void setEnabled(true)}>
+                Resume
+              </button>
+            )}
+            <Link href={`/jobs/${id}/edit`} class="button">
+              Edit
+            </Link>
+            <button type="button" class="danger" onClick={() => setConfirming(true)}>
+              Delete
+            </button>
+          </>
+        )}
+      </div>
+      <Problem error={problem} />
+      {confirming && (
+        <Confirm
+          title={`Delete ${j.name}?`}
+          confirm="Delete"
+          onConfirm={() => void remove()}
+          onClose={() => setConfirming(false)}
+        >
+          <p>Its queued runs are cancelled; its history stays readable. A running job cannot be deleted.</p>
+        </Confirm>
+      )}
+
+      <section aria-labelledby="definition">
+        <h2 id="definition">Definition</h2>
+        <dl class="fields">
+          <dt>Command</dt>
+          <dd>
+            <pre>{j.command}</pre>
+          </dd>
+          <dt>Schedule</dt>
+          <dd>
+            <Schedule job={j} />
+          </dd>
+          <dt>Time zone</dt>
+          <dd>{j.timezone}</dd>
+          <dt>State</dt>
+          <dd>{j.enabled ? 'enabled' : 'paused: the schedule does not fire'}</dd>
+          <dt>Next run</dt>
+          <dd>{j.enabled ? <Time iso={j.nextRunAt} /> : '—'}</dd>
+          <dt>Max retries</dt>
+          <dd>{j.maxRetries}</dd>
+          <dt>Timeout</dt>
+          <dd>{j.timeoutSeconds} s</dd>
+          <dt>Missed slots</dt>
+          <dd>{j.misfirePolicy}</dd>
+          <dt>Overlapping runs</dt>
+          <dd>{j.concurrencyPolicy}</dd>
+          <dt>Created</dt>
+          <dd>
+            <Time iso={j.createdAt} />
+          </dd>
+          <dt>Changed</dt>
+          <dd>
+            <Time iso={j.updatedAt} />
+          </dd>
+        </dl>
+      </section>
+
+      {j.enabled && (
+        <section aria-labelledby="next-runs">
+          <h2 id="next-runs">Next fire times</h2>
+          <Problem error={nextRuns.error} />
+          <ol>
+            {nextRuns.data?.runs.map((run) => (
+              <li key={run}>
+                <Time iso={run} />
+              </li>
+            ))}
+          </ol>
+        </section>
+      )}
+
+      <section aria-labelledby="history">
+        <h2 id="history">History</h2>
+        <label for="history-status">Status</label>
+        <select
+          id="history-status"
+          value={status}
+          onChange={(e) => navigate(withQuery(`/jobs/${id}`, { status: e.currentTarget.value }))}
+        >
+          <option value="">Any</option>
+          {STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+        <Problem error={history.error} />
+        {history.data && <ExecutionsTable items={history.data.items} empty="No run yet." />}
+        <nav aria-label="History pages" class="pager">
+          {cursor && <Link href={withQuery(`/jobs/${id}`, { status })}>Newest</Link>}
+          {history.data?.nextCursor && (
+            <Link href={withQuery(`/jobs/${id}`, { status, cursor: history.data.nextCursor })}>Older</Link>
+          )}
+        </nav>
+      </section>
+    </>
+  );
+}

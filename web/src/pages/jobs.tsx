@@ -1,0 +1,217 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, ok, type Job } from '../api/client';
+import { Loading, PageTitle, Problem, Status, Time } from '../components/ui';
+import { cronInWords } from '../format';
+import { useLive } from '../live';
+import { Link, navigate, withQuery } from '../router';
+import { useSession } from '../session';
+
+const PAGE_SIZE = 20;
+type Filter = '' | 'true' | 'false';
+
+/** What one bulk action does to one job. */
+const ACTIONS = {
+  pause: { label: 'Pause', done: 'Paused', role: 'admin', run: (id: string) => setEnabled(id, false) },
+  resume: { label: 'Resume', done: 'Resumed', role: 'admin', run: (id: string) => setEnabled(id, true) },
+  run: {
+    label: 'Run now',
+    done: 'Queued a run of',
+    role: 'operator',
+    run: (id: string) => ok(api.POST('/jobs/{id}/executions', { params: { path: { id } }, body: {} })),
+  },
+} as const;
+type Action = keyof typeof ACTIONS;
+
+function setEnabled(id: string, enabled: boolean) {
+  return ok(api.PATCH('/jobs/{id}', { params: { path: { id } }, body: { enabled } }));
+}
+
+export function Schedule({ job }: { job: Pick<Job, 'cronExpression'> }) {
+  const words = cronInWords(job.cronExpression);
+  return (
+    <>
+      {words && <span class="words">{words}</span>} <code>{job.cronExpression}</code>
+    </>
+  );
+}
+
+export function JobsPage({ query }: { query: URLSearchParams }) {
+  const session = useSession();
+  const name = query.get('name') ?? '';
+  const enabled = (query.get('enabled') ?? '') as Filter;
+  const cursor = query.get('cursor') ?? undefined;
+  const [search, setSearch] = useState(name);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [outcome, setOutcome] = useState<{ message: string; failures: string[] }>();
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    setSearch(name); // Back or a shared link changed the address
+    setSelected(new Set());
+  }, [name, enabled, cursor]);
+
+  const jobs = useLive(
+    () =>
+      ok(
+        api.GET('/jobs', {
+          params: {
+            query: {
+              limit: PAGE_SIZE,
+              cursor,
+              name: name || undefined,
+              enabled: enabled === '' ? undefined : enabled === 'true',
+            },
+          },
+        }),
+      ),
+    [name, enabled, cursor],
+    { everyMs: 5000 },
+  );
+  const items = jobs.data?.items ?? [];
+  const actions = (Object.keys(ACTIONS) as Action[]).filter((action) => session.can(ACTIONS[action].role));
+
+  const go = (params: { name?: string; enabled?: Filter; cursor?: string }) =>
+    navigate(withQuery('/jobs', { name, enabled, ...params, cursor: params.cursor }));
+
+  const toggle = (id: string, on: boolean) => {
+    const next = new Set(selected);
+    if (on) next.add(id);
+    else next.delete(id);
+    setSelected(next);
+  };
+
+  const act = async (action: Action) => {
+    const chosen = items.filter((job) => selected.has(job.id));
+    setBusy(true);
+    const results = await Promise.allSettled(chosen.map((job) => ACTIONS[action].run(job.id)));
+    const failures = results.flatMap((result, i) =>
+      result.status === 'rejected' ? [`${chosen[i]!.name}: ${(result.reason as Error).message}`] : [],
+    );
+    const done = chosen.length - failures.length;
+    setOutcome({ message: `${ACTIONS[action].done} ${done} ${done === 1 ? 'job' : 'jobs'}.`, failures });
+    setSelected(new Set());
+    setBusy(false);
+    jobs.reload();
+  };
+
+  return (
+    <>
+      <PageTitle title="Jobs">Jobs</PageTitle>
+      <div class="toolbar">
+        <form
+          role="search"
+          onSubmit={(e) => {
+            e.preventDefault();
+            go({ name: search.trim(), cursor: undefined });
+          }}
+        >
+          <label for="job-search">Search by name</label>
+          <input id="job-search" type="search" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
+          <button type="submit">Search</button>
+        </form>
+        <label for="job-filter">Show</label>
+        <select
+          id="job-filter"
+          value={enabled}
+          onChange={(e) => go({ enabled: e.currentTarget.value as Filter, cursor: undefined })}
+        >
+          <option value="">All jobs</option>
+          <option value="true">Enabled</option>
+          <option value="false">Paused</option>
+        </select>
+        {session.can('admin') && (
+          <Link href="/jobs/new" class="button">
+            New job
+          </Link>
+        )}
+      </div>
+
+      {actions.length > 0 && (
+        <div class="toolbar" role="group" aria-label="With the selected jobs">
+          <span>{selected.size} selected</span>
+          {actions.map((action) => (
+            <button key={action} type="button" disabled={busy || selected.size === 0} onClick={() => void act(action)}>
+              {ACTIONS[action].label}
+            </button>
+          ))}
+        </div>
+      )}
+      <div role="status">
+        {outcome && (
+          <>
+            <p>{outcome.message}</p>
+            {outcome.failures.length > 0 && (
+              <ul class="problem">
+                {outcome.failures.map((failure) => (
+                  <li key={failure}>{failure}</li>
+                ))}
+              </ul>
+            )}
+          </>
+        )}
+      </div>
+
+      <Problem error={jobs.error} />
+      {!jobs.data && !jobs.error && <Loading />}
+      {jobs.data && items.length === 0 && <p>{name || enabled ? 'No job matches.' : 'No job yet.'}</p>}
+      {items.length > 0 && (
+        <table>
+          <caption class="visually-hidden">Jobs, newest first</caption>
+          <thead>
+            <tr>
+              {actions.length > 0 && (
+                <th scope="col">
+                  <span class="visually-hidden">Selected</span>
+                </th>
+              )}
+              <th scope="col">Name</th>
+              <th scope="col">Schedule</th>
+              <th scope="col">Time zone</th>
+              <th scope="col">Next run</th>
+              <th scope="col">Last run</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((job) => (
+              <tr key={job.id}>
+                {actions.length > 0 && (
+                  <td>
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${job.name}`}
+                      checked={selected.has(job.id)}
+                      onChange={(e) => toggle(job.id, e.currentTarget.checked)}
+                    />
+                  </td>
+                )}
+                <td>
+                  <Link href={`/jobs/${job.id}`}>{job.name}</Link>
+                  {!job.enabled && <span class="tag">paused</span>}
+                </td>
+                <td>
+                  <Schedule job={job} />
+                </td>
+                <td>{job.timezone}</td>
+                <td>{job.enabled ? <Time iso={job.nextRunAt} /> : 'paused'}</td>
+                <td>
+                  {job.lastExecution ? (
+                    <Link href={`/executions/${job.lastExecution.id}`}>
+                      <Status status={job.lastExecution.status} /> <Time iso={job.lastExecution.finishedAt} />
+                    </Link>
+                  ) : (
+                    'never'
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <nav aria-label="Pages" class="pager">
+        {cursor && <Link href={withQuery('/jobs', { name, enabled })}>First page</Link>}
+        {jobs.data?.nextCursor && (
+          <Link href={withQuery('/jobs', { name, enabled, cursor: jobs.data.nextCursor })}>Next page</Link>
+        )}
+      </nav>
+    </>
+  );
+}

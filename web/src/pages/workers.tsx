@@ -1,0 +1,53 @@
+import { api, ok } from '../api/client';
+import { Loading, PageTitle, Problem, Time } from '../components/ui';
+import { useLive } from '../live';
+
+export function WorkersPage() {
+  const workers = useLive(() => ok(api.GET('/workers')), [], { everyMs: 5000 });
+  const items = workers.data?.items ?? [];
+  return (
+    <>
+      <PageTitle title="Workers">Workers</PageTitle>
+      <p>
+        Running workers, and for a day those that stopped heartbeating (lost). A worker that stopped cleanly is gone.
+      </p>
+      <Problem error={workers.error} />
+      {!workers.data && !workers.error && <Loading />}
+      {workers.data && items.length === 0 && <p class="problem">No worker is running.</p>}
+      {items.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Worker</th>
+              <th scope="col">State</th>
+              <th scope="col">Running</th>
+              <th scope="col">Last heartbeat</th>
+              <th scope="col">Started</th>
+              <th scope="col">Version</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((worker) => (
+              <tr key={worker.id}>
+                <td>
+                  <code>{worker.id}</code>
+                </td>
+                <td>{worker.alive ? 'live' : 'lost'}</td>
+                <td>
+                  {worker.running} of {worker.concurrency}
+                </td>
+                <td>
+                  <Time iso={worker.lastHeartbeatAt} />
+                </td>
+                <td>
+                  <Time iso={worker.startedAt} />
+                </td>
+                <td>{worker.version}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}
