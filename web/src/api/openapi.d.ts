@@ -147,6 +147,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/schedules/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The next fire times of a cron expression in a time zone, before any job has it
+         * @description Parsed by the rules of a job's schedule, so an expression this accepts a job accepts too; a 400 names the bad parameter (`cron`, `timezone` or `count`).
+         */
+        get: operations["SchedulesController_preview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/jobs": {
         parameters: {
             query?: never;
@@ -216,26 +236,6 @@ export interface paths {
          * @description Over the executions of the job created in the last `hours` hours (default 24): how many are in each status, and the median and 95th percentile of how long the finished ones ran (start to finish).
          */
         get: operations["JobsController_stats"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/schedules/preview": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The next fire times of a cron expression in a time zone, before any job has it
-         * @description Parsed by the rules of a job's schedule, so an expression this accepts a job accepts too; a 400 names the bad parameter (`cron`, `timezone` or `count`).
-         */
-        get: operations["SchedulesController_preview"];
         put?: never;
         post?: never;
         delete?: never;
@@ -406,6 +406,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Page through the events, oldest first
+         * @description Every change of an execution's status and every change of a job, in the order of `seq`. Pass `nextAfter` as `after` for the next page; an empty page is the end for now.
+         */
+        get: operations["EventsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow the events, as server-sent events
+         * @description Server-sent events: every event after the cursor, in order, then each new one as it is written (woken by NOTIFY within milliseconds). Each message is `id: <seq>` and `data: <the event as JSON>` (the schema of GET /events items). The cursor is the `Last-Event-ID` header (sent by EventSource when it reconnects), else `after`, else the newest event at connection (only new events follow). The stream first sends `id:` with its starting cursor, so a client that reconnects before any event still resumes there. A client that reconnects with the id of the last event it got misses none and sees none twice. Lines starting with `:` are comments (keep-alives every 15 s). Try it with `curl -N -H "Authorization: Bearer <token>" localhost:3000/events/stream`.
+         */
+        get: operations["EventsController_stream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -541,6 +581,15 @@ export interface components {
             items: components["schemas"]["AuditEventResponse"][];
             /** @example null */
             nextCursor: string | null;
+        };
+        NextRunsResponse: {
+            /**
+             * @example [
+             *       "2026-12-01T14:00:00.000Z",
+             *       "2026-12-02T14:00:00.000Z"
+             *     ]
+             */
+            runs: string[];
         };
         CreateJobDto: {
             /**
@@ -708,15 +757,6 @@ export interface components {
              */
             concurrencyPolicy?: "ALLOW" | "FORBID" | "REPLACE";
         };
-        NextRunsResponse: {
-            /**
-             * @example [
-             *       "2026-12-01T14:00:00.000Z",
-             *       "2026-12-02T14:00:00.000Z"
-             *     ]
-             */
-            runs: string[];
-        };
         ExecutionCountsResponse: {
             /** @example 0 */
             QUEUED: number;
@@ -856,6 +896,75 @@ export interface components {
              * @example Backup command failed
              */
             errorMessage?: string;
+        };
+        EventResponse: {
+            /**
+             * @description The position in the stream: strictly increasing, with gaps
+             * @example 4211
+             */
+            seq: number;
+            /**
+             * @example execution.failed
+             * @enum {string}
+             */
+            type: "execution.queued" | "execution.running" | "execution.succeeded" | "execution.failed" | "execution.cancelled" | "job.created" | "job.updated" | "job.paused" | "job.resumed" | "job.deleted";
+            /**
+             * @description The change's own instant: the execution's createdAt, startedAt or finishedAt; the job's updatedAt or deletion time
+             * @example 2026-11-30T10:00:01.250Z
+             */
+            at: string;
+            /**
+             * Format: uuid
+             * @example 0b7d4c1e-3f4a-4f43-9a53-6a1f2f1f5a10
+             */
+            jobId: string;
+            /**
+             * Format: uuid
+             * @description The execution; null on job events
+             */
+            executionId: string | null;
+            /**
+             * @description The status before; also null when the execution was created; null on job events
+             * @example RUNNING
+             */
+            from: string | null;
+            /**
+             * @description The status after; null on job events
+             * @example FAILED
+             */
+            to: string | null;
+            /**
+             * @description The attempt; null on job events
+             * @example 1
+             */
+            attempt: number | null;
+            /**
+             * @description MANUAL, SCHEDULE or RETRY; null on job events
+             * @example SCHEDULE
+             */
+            trigger: string | null;
+            /** @example 1 */
+            exitCode: number | null;
+            /** @example Command exited with code 1 */
+            errorMessage: string | null;
+            /**
+             * @description The worker that ran it
+             * @example host-a:4242:1f2e
+             */
+            workerId: string | null;
+            /**
+             * @description On execution.failed: true when a retry was queued with the failure ("will retry"), false for a final failure
+             * @example true
+             */
+            retryQueued: boolean;
+        };
+        EventPageResponse: {
+            items: components["schemas"]["EventResponse"][];
+            /**
+             * @description Pass it as `after` for the next page: the seq of the last item, or the `after` asked for when the page is empty
+             * @example 4211
+             */
+            nextAfter: number;
         };
     };
     responses: never;
@@ -1243,6 +1352,67 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuditPageResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token in the last minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    SchedulesController_preview: {
+        parameters: {
+            query: {
+                /** @description A cron expression, as a job takes it */
+                cron: string;
+                /** @description IANA time zone of the schedule */
+                timezone?: string;
+                count?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NextRunsResponse"];
                 };
             };
             /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
@@ -1753,67 +1923,6 @@ export interface operations {
             };
             /** @description No such job or execution */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description Too many requests from this token in the last minute */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-        };
-    };
-    SchedulesController_preview: {
-        parameters: {
-            query: {
-                /** @description A cron expression, as a job takes it */
-                cron: string;
-                /** @description IANA time zone of the schedule */
-                timezone?: string;
-                count?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NextRunsResponse"];
-                };
-            };
-            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description No bearer token, or an unknown or revoked one */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description The token's role does not include the one this endpoint needs */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2472,6 +2581,134 @@ export interface operations {
             };
             /** @description Illegal transition, duplicate name, or a concurrent change (the message says which) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token in the last minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    EventsController_list: {
+        parameters: {
+            query?: {
+                /** @description Events with a seq above this one (0: from the oldest kept) */
+                after?: number;
+                /** @description Events per page */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventPageResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token in the last minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    EventsController_stream: {
+        parameters: {
+            query?: {
+                /** @description Events with a seq above this one (0: from the oldest kept) */
+                after?: number;
+            };
+            header?: {
+                /** @description The id of the last event received: the stream resumes after it (wins over `after`) */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream (text/event-stream) that stays open */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example id: 4210
+                     *
+                     *     id: 4211
+                     *     data: {"seq":4211,"type":"execution.failed","at":"2026-11-30T10:00:01.250Z","jobId":"0b7d4c1e-3f4a-4f43-9a53-6a1f2f1f5a10","executionId":"5c3b0c55-9f8e-4a51-8f0e-2b1f7f7e2a11","from":"RUNNING","to":"FAILED","attempt":1,"trigger":"SCHEDULE","exitCode":1,"errorMessage":"Command exited with code 1","workerId":"host-a:4242:1f2e","retryQueued":true}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
