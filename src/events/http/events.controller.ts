@@ -1,20 +1,18 @@
-import { once } from 'node:events';
-import type { OutgoingHttpHeaders } from 'node:http';
 import { BeforeApplicationShutdown, Controller, Get, Logger, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import { InvalidArgumentError } from '../../shared/domain/domain-errors.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
-import { requestRef } from '../../shared/http/request-ref.js';
+import { EventStreams } from '../../shared/http/event-streams.js';
 import { EventLog } from '../application/event-log.js';
 import { EventWakeups } from '../application/event-wakeups.js';
 import { followEvents } from '../application/follow-events.js';
+import { OrbitEvent } from '../domain/orbit-event.js';
 import { EventPageResponse, EventResponse } from './dto/event.response.js';
 import { AfterQuery, EVENT_PAGE, ListEventsQuery, MAX_AFTER } from './dto/list-events.query.js';
 
 /** A comment line on a quiet stream, so that proxies do not take it for dead. */
-const KEEP_ALIVE_MS = 15_000;
 
 const STREAM_DESCRIPTION = [
   'Server-sent events: every event after the cursor, in order, then each new one as it is written',
@@ -27,9 +25,9 @@ const STREAM_DESCRIPTION = [
   '`curl -N -H "Authorization: Bearer <token>" localhost:3000/events/stream`.',
 ].join(' ');
 
-/** One event in the text/event-stream format. */
-function serverSentEvent(event: EventResponse): string {
-  return `id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`;
+/** Each event in the text/event-stream format, its seq as the id. */
+async function* frames(events: AsyncIterable<OrbitEvent>): AsyncIterable<string> {
+  for await (const event of events) yield `id: ${event.seq}\ndata: ${JSON.stringify(EventResponse.from(event))}\n\n`;
 }
 
 /** A Last-Event-ID header is a seq the stream sent, or nothing. */
@@ -51,9 +49,8 @@ function lastEventId(request: FastifyRequest): number | undefined {
 @ApiBearerAuth()
 @Controller('events')
 export class EventsController implements BeforeApplicationShutdown {
-  private readonly logger = new Logger(EventsController.name);
-  /** One per open stream: a closing node ends them, or the HTTP server would wait for them. */
-  private readonly openStreams = new Set<AbortController>();
+  /** A closing node ends them, or the HTTP server would wait for them. */
+  private readonly streams = new EventStreams(new Logger(EventsController.name));
 
   constructor(
     private readonly log: EventLog,
@@ -102,46 +99,18 @@ export class EventsController implements BeforeApplicationShutdown {
   @ApiErrors(400)
   async stream(@Query() query: AfterQuery, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const start = lastEventId(request) ?? query.after ?? (await this.log.latestSeq());
-    reply.hijack();
-    const response = reply.raw;
-    const stop = new AbortController();
-    this.openStreams.add(stop);
-    response.once('close', () => stop.abort());
-    request.raw.socket.setNoDelay(true);
-    response.writeHead(200, {
-      ...(reply.getHeaders() as OutgoingHttpHeaders), // the security headers
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache, no-store, no-transform',
-      Connection: 'keep-alive',
-      'X-Accel-Buffering': 'no',
-    });
-    response.write(`: following events\nid: ${start}\n\n`);
-    const keepAlive = setInterval(() => response.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
-    try {
-      const events = followEvents(this.log, this.wakeups, start, {
-        batch: EVENT_PAGE.max,
-        pollMs: this.config.pollIntervalMs,
-        signal: stop.signal,
-      });
-      for await (const event of events) {
-        if (!response.write(serverSentEvent(EventResponse.from(event)))) {
-          await once(response, 'drain', { signal: stop.signal });
-        }
-      }
-    } catch (error) {
-      if (!stop.signal.aborted) {
-        const msg = error instanceof Error ? (error.stack ?? error.message) : String(error);
-        this.logger.error({ req: requestRef(request), msg });
-      }
-    } finally {
-      clearInterval(keepAlive);
-      this.openStreams.delete(stop);
-      stop.abort();
-      response.end();
-    }
+    await this.streams.serve(request, reply, `: following events\nid: ${start}\n\n`, (signal) =>
+      frames(
+        followEvents(this.log, this.wakeups, start, {
+          batch: EVENT_PAGE.max,
+          pollMs: this.config.pollIntervalMs,
+          signal,
+        }),
+      ),
+    );
   }
 
   beforeApplicationShutdown(): void {
-    for (const stream of this.openStreams) stream.abort();
+    this.streams.closeAll();
   }
 }

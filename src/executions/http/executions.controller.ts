@@ -1,5 +1,3 @@
-import { once } from 'node:events';
-import type { OutgoingHttpHeaders } from 'node:http';
 import {
   BeforeApplicationShutdown,
   Body,
@@ -23,7 +21,7 @@ import { DomainError } from '../../shared/domain/domain-errors.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { Audited } from '../../shared/http/audited.decorator.js';
 import { EmptyBodyDto } from '../../shared/http/empty-body.dto.js';
-import { requestRef } from '../../shared/http/request-ref.js';
+import { EventStreams } from '../../shared/http/event-streams.js';
 import { ExecutionsService } from '../application/executions.service.js';
 import { followOutput, OutputEvent } from '../application/output-stream.js';
 import { ExecutionOutputResponse, ExecutionPageResponse, ExecutionResponse } from './dto/execution.response.js';
@@ -36,7 +34,6 @@ const JSON_CONTENT = 'application/json; charset=utf-8';
 /** Between two reads of the stored output; workers store it about every second. */
 const OUTPUT_POLL_MS = 400;
 /** A comment line on a quiet stream, so that proxies do not take it for dead. */
-const KEEP_ALIVE_MS = 15_000;
 
 const OUTPUT_STREAM_DESCRIPTION = [
   'Server-sent events that follow the stored output of the execution while it is queued and runs,',
@@ -53,6 +50,10 @@ const OUTPUT_STREAM_DESCRIPTION = [
 ].join(' ');
 
 /** One event in the text/event-stream format; JSON keeps every character of the output on one data line. */
+async function* frames(events: AsyncIterable<OutputEvent>): AsyncIterable<string> {
+  for await (const event of events) yield serverSentEvent(event);
+}
+
 function serverSentEvent(event: OutputEvent): string {
   const data =
     event.type === 'end'
@@ -67,9 +68,8 @@ function serverSentEvent(event: OutputEvent): string {
 @ApiBearerAuth()
 @Controller()
 export class ExecutionsController implements BeforeApplicationShutdown {
-  private readonly logger = new Logger(ExecutionsController.name);
-  /** One per open output stream: a closing node ends them, or the HTTP server would wait for them. */
-  private readonly openStreams = new Set<AbortController>();
+  /** A closing node ends them, or the HTTP server would wait for them. */
+  private readonly streams = new EventStreams(new Logger(ExecutionsController.name));
 
   constructor(
     private readonly executions: ExecutionsService,
@@ -149,50 +149,21 @@ export class ExecutionsController implements BeforeApplicationShutdown {
     @Res() reply: FastifyReply,
   ): Promise<void> {
     await this.executions.get(id); // 404 as JSON, before anything is streamed
-    reply.hijack();
-    const response = reply.raw;
-    const stop = new AbortController();
-    this.openStreams.add(stop);
-    response.once('close', () => stop.abort());
-    request.raw.socket.setNoDelay(true);
-    response.writeHead(200, {
-      ...(reply.getHeaders() as OutgoingHttpHeaders), // the security headers
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache, no-store, no-transform',
-      Connection: 'keep-alive',
-      'X-Accel-Buffering': 'no',
-    });
-    response.write(': following the output\n\n');
-    const keepAlive = setInterval(() => response.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
-    try {
-      const events = followOutput(this.executions, id, {
-        pollMs: OUTPUT_POLL_MS,
-        now: () => this.clock.now(),
-        signal: stop.signal,
-      });
-      for await (const event of events) {
-        if (!response.write(serverSentEvent(event))) await once(response, 'drain', { signal: stop.signal });
-      }
-    } catch (error) {
-      if (!stop.signal.aborted) {
-        const known = error instanceof DomainError;
-        if (!known) {
-          const msg = error instanceof Error ? (error.stack ?? error.message) : String(error);
-          this.logger.error({ req: requestRef(request), msg });
-        }
-        const message = known ? error.message : 'Internal server error';
-        response.write(`event: error\ndata: ${JSON.stringify({ message })}\n\n`);
-      }
-    } finally {
-      clearInterval(keepAlive);
-      this.openStreams.delete(stop);
-      stop.abort();
-      response.end();
-    }
+    await this.streams.serve(
+      request,
+      reply,
+      ': following the output\n\n',
+      (signal) =>
+        frames(followOutput(this.executions, id, { pollMs: OUTPUT_POLL_MS, now: () => this.clock.now(), signal })),
+      (error) => {
+        const message = error instanceof DomainError ? error.message : 'Internal server error';
+        return `event: error\ndata: ${JSON.stringify({ message })}\n\n`;
+      },
+    );
   }
 
   beforeApplicationShutdown(): void {
-    for (const stream of this.openStreams) stream.abort();
+    this.streams.closeAll();
   }
 
   @Post('executions/:id/start')
