@@ -1,6 +1,6 @@
 import { api, ok } from '../api/client';
 import { Loading, PageTitle, Problem, Time } from '../components/ui';
-import { useLive } from '../live';
+import { useLive } from '../live/use-live';
 import { Link, withQuery } from '../router';
 
 export function AuditPage({ query }: { query: URLSearchParams }) {

@@ -3,7 +3,7 @@ import { api, ok, type Execution, type ExecutionOutput } from '../api/client';
 import { OutputView } from '../components/output';
 import { Loading, PageTitle, Problem, Status, Time } from '../components/ui';
 import { duration } from '../format';
-import { useLive } from '../live';
+import { useLive } from '../live/use-live';
 import { Link } from '../router';
 import { useSession } from '../session';
 

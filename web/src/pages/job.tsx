@@ -3,7 +3,7 @@ import { api, ok, type ExecutionStatus } from '../api/client';
 import { Confirm } from '../components/confirm';
 import { ExecutionsTable } from '../components/executions-table';
 import { Loading, PageTitle, Problem, Time } from '../components/ui';
-import { useLive } from '../live';
+import { useLive } from '../live/use-live';
 import { Link, navigate, withQuery } from '../router';
 import { useSession } from '../session';
 import { Schedule } from './jobs';

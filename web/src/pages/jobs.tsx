@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ok, type Job } from '../api/client';
 import { Loading, PageTitle, Problem, Status, Time } from '../components/ui';
 import { cronInWords } from '../format';
-import { useLive } from '../live';
+import { useLive } from '../live/use-live';
 import { Link, navigate, withQuery } from '../router';
 import { useSession } from '../session';
 

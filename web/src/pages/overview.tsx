@@ -1,7 +1,7 @@
 import { api, ok } from '../api/client';
 import { ExecutionsTable } from '../components/executions-table';
 import { Loading, PageTitle, Problem } from '../components/ui';
-import { useLive } from '../live';
+import { useLive } from '../live/use-live';
 import { Link } from '../router';
 
 const recent = (status: 'RUNNING' | 'QUEUED' | 'FAILED', limit: number) =>

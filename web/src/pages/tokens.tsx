@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, ok, ROLES, type CreatedToken, type Role, type Token } from '../api/client';
 import { Confirm } from '../components/confirm';
 import { Loading, PageTitle, Problem, Time } from '../components/ui';
-import { useLive } from '../live';
+import { useLive } from '../live/use-live';
 import { Link, withQuery } from '../router';
 
 export function TokensPage({ query }: { query: URLSearchParams }) {

@@ -1,6 +1,6 @@
 import { api, ok } from '../api/client';
 import { Loading, PageTitle, Problem, Time } from '../components/ui';
-import { useLive } from '../live';
+import { useLive } from '../live/use-live';
 
 export function WorkersPage() {
   const workers = useLive(() => ok(api.GET('/workers')), [], { everyMs: 5000 });
