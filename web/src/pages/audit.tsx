@@ -6,7 +6,7 @@ import { Link, withQuery } from '../router';
 export function AuditPage({ query }: { query: URLSearchParams }) {
   const cursor = query.get('cursor') ?? undefined;
   const audit = useLive(() => ok(api.GET('/audit', { params: { query: { cursor, limit: 50 } } })), [cursor], {
-    everyMs: 10_000,
+    pollMs: 10_000, // not in the event stream
   });
   return (
     <>

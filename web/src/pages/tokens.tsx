@@ -8,7 +8,7 @@ import { Link, withQuery } from '../router';
 export function TokensPage({ query }: { query: URLSearchParams }) {
   const cursor = query.get('cursor') ?? undefined;
   const tokens = useLive(() => ok(api.GET('/tokens', { params: { query: { cursor, limit: 50 } } })), [cursor], {
-    everyMs: 10_000,
+    pollMs: 10_000, // not in the event stream
   });
   const [name, setName] = useState('');
   const [role, setRole] = useState<Role>('viewer');
