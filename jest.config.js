@@ -11,7 +11,12 @@ export default {
     [`/node_modules/(${ESM_REQUIRED_FROM_CJS.join('|')})/.+\\.js$`]: '<rootDir>/test/support/esm-to-cjs.js',
   },
   transformIgnorePatterns: [`/node_modules/(?!(.*/)?(${ESM_REQUIRED_FROM_CJS.join('|')})/)`],
-  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.int-spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
+  testMatch: [
+    '<rootDir>/src/**/*.spec.ts',
+    '<rootDir>/test/ui/*.spec.ts',
+    '<rootDir>/test/**/*.int-spec.ts',
+    '<rootDir>/test/**/*.e2e-spec.ts',
+  ],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   maxWorkers: 2,

@@ -11,6 +11,7 @@ export type Token = Schemas['TokenResponse'];
 export type CreatedToken = Schemas['CreatedTokenResponse'];
 export type AuditEvent = Schemas['AuditEventResponse'];
 export type Me = Schemas['MeResponse'];
+export type OrbitEvent = Schemas['EventResponse'];
 export type Role = 'viewer' | 'operator' | 'admin';
 export type ExecutionStatus = 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
 
@@ -26,11 +27,28 @@ export class ApiError extends Error {
 
 let bearer: string | null = null;
 let onRefused: () => void = () => undefined;
+const tokenWatchers = new Set<(token: string | null) => void>();
 
 /** The token every request carries from now on (null: none), and what to do when the API refuses it. */
 export function setToken(token: string | null, refused: () => void = () => undefined): void {
   bearer = token;
   onRefused = refused;
+  for (const watcher of tokenWatchers) watcher(token);
+}
+
+/** The token now (for the event stream, which is not read through openapi-fetch). */
+export function currentToken(): string | null {
+  return bearer;
+}
+
+/** Calls `watcher` on every change of token (sign in, sign out, a refused token forgotten). */
+export function watchToken(watcher: (token: string | null) => void): void {
+  tokenWatchers.add(watcher);
+}
+
+/** The API answered 401 to the current token. */
+export function tokenRefused(): void {
+  if (bearer) onRefused();
 }
 
 const authorize: Middleware = {
@@ -39,7 +57,7 @@ const authorize: Middleware = {
     return request;
   },
   onResponse({ response }) {
-    if (response.status === 401 && bearer) onRefused();
+    if (response.status === 401) tokenRefused();
     return response;
   },
 };

@@ -1,12 +1,12 @@
 import { api, ok } from '../api/client';
 import { Loading, PageTitle, Problem, Time } from '../components/ui';
-import { useLive } from '../live';
+import { useLive } from '../live/use-live';
 import { Link, withQuery } from '../router';
 
 export function AuditPage({ query }: { query: URLSearchParams }) {
   const cursor = query.get('cursor') ?? undefined;
   const audit = useLive(() => ok(api.GET('/audit', { params: { query: { cursor, limit: 50 } } })), [cursor], {
-    everyMs: 10_000,
+    pollMs: 10_000, // not in the event stream
   });
   return (
     <>

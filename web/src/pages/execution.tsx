@@ -3,7 +3,7 @@ import { api, ok, type Execution, type ExecutionOutput } from '../api/client';
 import { OutputView } from '../components/output';
 import { Loading, PageTitle, Problem, Status, Time } from '../components/ui';
 import { duration } from '../format';
-import { useLive } from '../live';
+import { useLive } from '../live/use-live';
 import { Link } from '../router';
 import { useSession } from '../session';
 
@@ -23,8 +23,13 @@ export function ExecutionPage({ id }: { id: string }) {
       return { execution, output };
     },
     [id],
-    // read the output once more after the run ended: what it printed last is stored with the outcome
-    { everyMs: FOLLOW_MS, until: ({ execution }) => !ACTIVE.has(execution.status) },
+    {
+      // its end comes as an event: the read it causes has the last output, stored with the outcome
+      concerns: (event) => event.executionId === id,
+      // output is not in the stream: it is read while the run runs
+      pollMs: FOLLOW_MS,
+      pollWhile: (data) => data?.execution.status === 'RUNNING',
+    },
   );
 
   const jobId = live.data?.execution.jobId;

@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
-import { api, ok, type ExecutionStatus } from '../api/client';
+import { api, ok, type ExecutionStatus, type OrbitEvent } from '../api/client';
 import { Confirm } from '../components/confirm';
 import { ExecutionsTable } from '../components/executions-table';
 import { Loading, PageTitle, Problem, Time } from '../components/ui';
-import { useLive } from '../live';
+import { useLive } from '../live/use-live';
 import { Link, navigate, withQuery } from '../router';
 import { useSession } from '../session';
 import { Schedule } from './jobs';
@@ -17,17 +17,19 @@ export function JobPage({ id, query }: { id: string; query: URLSearchParams }) {
   const [problem, setProblem] = useState<string>();
   const [confirming, setConfirming] = useState(false);
 
-  const job = useLive(() => ok(api.GET('/jobs/{id}', { params: { path: { id } } })), [id], { everyMs: 3000 });
+  const ofThisJob = (event: OrbitEvent) => event.jobId === id;
+  const job = useLive(() => ok(api.GET('/jobs/{id}', { params: { path: { id } } })), [id], { concerns: ofThisJob });
+  // a slot that fired moves the list on, and so does an edit
   const nextRuns = useLive(
     () => ok(api.GET('/jobs/{id}/next-runs', { params: { path: { id }, query: { count: 5 } } })),
     [id, job.data?.updatedAt],
-    { everyMs: 60_000 },
+    { concerns: ofThisJob },
   );
   const history = useLive(
     () =>
       ok(api.GET('/executions', { params: { query: { jobId: id, status: status || undefined, cursor, limit: 20 } } })),
     [id, status, cursor],
-    { everyMs: 3000 },
+    { concerns: (event) => ofThisJob(event) && event.executionId !== null },
   );
 
   const act = async (action: () => Promise<unknown>) => {

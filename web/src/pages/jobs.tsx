@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ok, type Job } from '../api/client';
 import { Loading, PageTitle, Problem, Status, Time } from '../components/ui';
 import { cronInWords } from '../format';
-import { useLive } from '../live';
+import { useLive } from '../live/use-live';
 import { Link, navigate, withQuery } from '../router';
 import { useSession } from '../session';
 
@@ -64,7 +64,11 @@ export function JobsPage({ query }: { query: URLSearchParams }) {
         }),
       ),
     [name, enabled, cursor],
-    { everyMs: 5000 },
+    // a job.* event may add, change or remove a row; a run changes its job's last run
+    {
+      concerns: (event, page) =>
+        event.type.startsWith('job.') || (page?.items.some((job) => job.id === event.jobId) ?? false),
+    },
   );
   const items = jobs.data?.items ?? [];
   const actions = (Object.keys(ACTIONS) as Action[]).filter((action) => session.can(ACTIONS[action].role));

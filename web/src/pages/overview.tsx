@@ -1,7 +1,8 @@
 import { api, ok } from '../api/client';
 import { ExecutionsTable } from '../components/executions-table';
 import { Loading, PageTitle, Problem } from '../components/ui';
-import { useLive } from '../live';
+import { isExecutionEvent } from '../live/concerns';
+import { useLive } from '../live/use-live';
 import { Link } from '../router';
 
 const recent = (status: 'RUNNING' | 'QUEUED' | 'FAILED', limit: number) =>
@@ -19,7 +20,8 @@ export function OverviewPage() {
       return { running, queued, failed, workers: workers.items };
     },
     [],
-    { everyMs: 3000 },
+    // heartbeats are not in the stream: lost workers show up on the slow poll
+    { concerns: isExecutionEvent, pollMs: 30_000 },
   );
   const data = live.data;
   const alive = data?.workers.filter((w) => w.alive) ?? [];

@@ -2,13 +2,13 @@ import { useState } from 'preact/hooks';
 import { api, ok, ROLES, type CreatedToken, type Role, type Token } from '../api/client';
 import { Confirm } from '../components/confirm';
 import { Loading, PageTitle, Problem, Time } from '../components/ui';
-import { useLive } from '../live';
+import { useLive } from '../live/use-live';
 import { Link, withQuery } from '../router';
 
 export function TokensPage({ query }: { query: URLSearchParams }) {
   const cursor = query.get('cursor') ?? undefined;
   const tokens = useLive(() => ok(api.GET('/tokens', { params: { query: { cursor, limit: 50 } } })), [cursor], {
-    everyMs: 10_000,
+    pollMs: 10_000, // not in the event stream
   });
   const [name, setName] = useState('');
   const [role, setRole] = useState<Role>('viewer');

@@ -1,9 +1,16 @@
 import { api, ok } from '../api/client';
 import { Loading, PageTitle, Problem, Time } from '../components/ui';
-import { useLive } from '../live';
+import { startsOrEnds } from '../live/concerns';
+import { useLive } from '../live/use-live';
+
+const HEARTBEAT_POLL_MS = 15_000;
 
 export function WorkersPage() {
-  const workers = useLive(() => ok(api.GET('/workers')), [], { everyMs: 5000 });
+  const workers = useLive(() => ok(api.GET('/workers')), [], {
+    // running counts follow the stream; heartbeats are not in it, so liveness is polled
+    concerns: startsOrEnds,
+    pollMs: HEARTBEAT_POLL_MS,
+  });
   const items = workers.data?.items ?? [];
   return (
     <>
