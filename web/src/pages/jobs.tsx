@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ok, type Job } from '../api/client';
 import { Loading, PageTitle, Problem, Status, Time } from '../components/ui';
 import { cronInWords } from '../format';
@@ -44,8 +44,14 @@ export function JobsPage({ query }: { query: URLSearchParams }) {
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [outcome, setOutcome] = useState<{ message: string; failures: string[] }>();
   const [busy, setBusy] = useState(false);
+  // Back or a link changed the address: the box shows its name. Only on a change, not at mount,
+  // where it would wipe what was typed before the effect ran
+  const shownName = useRef(name);
   useEffect(() => {
-    setSearch(name); // Back or a shared link changed the address
+    if (shownName.current !== name) {
+      shownName.current = name;
+      setSearch(name);
+    }
     setSelected(new Set());
   }, [name, enabled, cursor]);
 
