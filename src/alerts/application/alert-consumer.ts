@@ -17,7 +17,9 @@ export const ALERTS_CONSUMER = 'alerts';
 /**
  * Turns a batch of stream events into deliveries, inside the consumer's transaction (see
  * EventConsumers): the rows commit with the cursor's move or not at all. A batch without a
- * final run outcome costs nothing; with no channel, one short read.
+ * final run outcome costs nothing; with no channel, one short read. A channel alerts on what
+ * happened since it was made: while there is no channel the stream is not read, and the
+ * first channel's consumer catches up from where it stopped without alerting on the past.
  */
 @Injectable()
 export class AlertConsumer {
@@ -52,6 +54,7 @@ export class AlertConsumer {
       failing.set(event.jobId, failingAfter(event, wasFailing));
       const candidates = alertEventsOf(event, wasFailing);
       for (const [channel, on] of subscriptions(channels, byName, job.alerts)) {
+        if (event.at < channel.createdAt) continue; // the consumer may catch up on a stream older than the channel
         const alert = chosenEvent(candidates, on);
         if (alert === null) continue;
         written.push({

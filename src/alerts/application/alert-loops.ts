@@ -5,19 +5,20 @@ import { EventConsumers } from '../../events/application/event-consumers.js';
 import { EventWakeups } from '../../events/application/event-wakeups.js';
 import { AlertConsumer, ALERTS_CONSUMER } from './alert-consumer.js';
 import { AlertDelivery } from './alert-delivery.js';
+import { ChannelRepository } from './channel.repository.js';
 
 /** Events the consumer handles per transaction. */
 const CONSUME_BATCH = 500;
 /**
  * After a short read the consumer waits this long before the next, so that a burst of runs is
- * handled in a few transactions instead of one per NOTIFY: the whole cost of alerts on the
- * hot path when no channel applies.
+ * handled in a few transactions instead of one per NOTIFY.
  */
 const COALESCE_MS = 100;
 
 /**
  * The alerts consumer (events → deliveries) and the delivery loop, on the `all` and `worker`
- * roles: the nodes that run Orbit's background work. `api` nodes stay request-only, as they
+ * roles: the nodes that run Orbit's background work. Without any channel the consumer reads
+ * nothing: one indexed look at `channels` per wake is the whole cost of alerts on the hot path. `api` nodes stay request-only, as they
  * are for the scheduler and the reaper. The consumer's cursor lock makes the consumers of all
  * nodes take turns; deliveries are claimed row by row, so every node sends its share.
  */
@@ -34,6 +35,7 @@ export class AlertLoops implements OnApplicationBootstrap, BeforeApplicationShut
     private readonly wakeups: EventWakeups,
     private readonly consumer: AlertConsumer,
     private readonly delivery: AlertDelivery,
+    private readonly channels: ChannelRepository,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -54,9 +56,11 @@ export class AlertLoops implements OnApplicationBootstrap, BeforeApplicationShut
       let handled = 0;
       let wrote = false;
       try {
-        handled = await this.consumers.consume(ALERTS_CONSUMER, CONSUME_BATCH, async (events) => {
-          wrote = (await this.consumer.handle(events)) > 0;
-        });
+        // no channel, nothing to send: the stream is not even read (a channel ignores what came before it)
+        if (await this.channels.any())
+          handled = await this.consumers.consume(ALERTS_CONSUMER, CONSUME_BATCH, async (events) => {
+            wrote = (await this.consumer.handle(events)) > 0;
+          });
         if (wrote) this.wakeDelivery?.(); // committed: this node sends them at once
       } catch (error) {
         this.logger.warn(`Alerts consumer pass failed: ${String(error)}`);
