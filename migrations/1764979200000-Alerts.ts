@@ -1,5 +1,23 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
+/** The Events migration's status-change trigger function, with the failure's cause or (down) without. */
+function recordExecutionEvent(withCause: boolean): string {
+  const cause = withCause ? ', cause' : '';
+  const value = withCause ? ', NEW.failure_cause' : '';
+  return `
+    CREATE OR REPLACE FUNCTION orbit_record_execution_event() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      INSERT INTO events (type, at, job_id, execution_id, from_status, to_status, attempt, trigger, exit_code,
+                          error_message, worker_id${cause})
+      VALUES ('execution.' || lower(NEW.status),
+              CASE NEW.status WHEN 'RUNNING' THEN NEW.started_at ELSE NEW.finished_at END,
+              NEW.job_id, NEW.id, OLD.status, NEW.status, NEW.attempt, NEW.trigger, NEW.exit_code,
+              NEW.error_message, NEW.worker_id${value});
+      PERFORM pg_notify('orbit_events', '');
+      RETURN NULL;
+    END $$`;
+}
+
 /**
  * Alerts: the channels they go to, a job's own alert rules, and the deliveries with every
  * attempt. A delivery is written by the alerts consumer in the transaction that moves its
@@ -15,6 +33,14 @@ export class Alerts1764979200000 implements MigrationInterface {
     // No index: only a channel's removal or rename looks for the jobs that name it, and every
     // scheduler move of next_run_at would pay for one
     await db.query(`ALTER TABLE jobs ADD COLUMN alerts jsonb NOT NULL DEFAULT '[]'`);
+
+    // the cause a failure's writer knew (see FailureCause), carried into its event: alerts tell a
+    // lost worker by it, never by the message's text
+    await db.query(
+      `ALTER TABLE executions ADD COLUMN failure_cause text CHECK (failure_cause IN ('timeout', 'worker_lost'))`,
+    );
+    await db.query(`ALTER TABLE events ADD COLUMN cause text`);
+    await db.query(recordExecutionEvent(true));
 
     await db.query(`
       CREATE TABLE channels (
@@ -76,6 +102,9 @@ export class Alerts1764979200000 implements MigrationInterface {
     await db.query(`DROP TABLE delivery_attempts`);
     await db.query(`DROP TABLE deliveries`);
     await db.query(`DROP TABLE channels`);
+    await db.query(recordExecutionEvent(false));
+    await db.query(`ALTER TABLE events DROP COLUMN cause`);
+    await db.query(`ALTER TABLE executions DROP COLUMN failure_cause`);
     await db.query(`ALTER TABLE jobs DROP COLUMN alerts`);
   }
 }

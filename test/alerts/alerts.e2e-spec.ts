@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import request from 'supertest';
 import { EventConsumers } from '../../src/events/application/event-consumers.js';
 import { AlertConsumer, ALERTS_CONSUMER } from '../../src/alerts/application/alert-consumer.js';
+import { LeaseReaperService } from '../../src/runtime/application/lease-reaper.service.js';
 import { createRootLogger } from '../../src/observability/infrastructure/logging.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
@@ -162,6 +163,33 @@ describe('alerts', () => {
     }
     expect(receiver.at('/recovered').map((r) => (JSON.parse(r.body) as { event: string }).event)).toEqual([
       'recovered',
+    ]);
+  });
+
+  it("worker_lost: a run whose worker vanished, told by the failure's cause", async () => {
+    await channel({ name: 'lost-hook', type: 'webhook', url: receiver.url('/lost') });
+    const lost = await job('loses-its-worker', 'sleep 30', { alerts: [{ channel: 'lost-hook', on: ['worker_lost'] }] });
+    const { body: execution } = await http().post(`/jobs/${lost.id}/executions`).expect(201);
+    await waitFor(async () => {
+      const { body } = await http().get(`/executions/${execution.id}`).expect(200);
+      return body.status === 'RUNNING' ? true : undefined;
+    }, 'the run to start');
+    // its worker vanishes: the lease runs out, and nobody renews it
+    await sqlRows(
+      node,
+      `UPDATE executions SET worker_id = 'vanished-worker', lease_expires_at = now() - interval '1 minute' WHERE id = $1`,
+      [execution.id],
+    );
+    expect(await node.app.get(LeaseReaperService).sweep()).toBe(1);
+    await settled();
+    const bodies = receiver
+      .at('/lost')
+      .map((r) => JSON.parse(r.body) as { event: string; run: { errorMessage: string } });
+    expect(bodies).toEqual([
+      expect.objectContaining({
+        event: 'worker_lost',
+        run: expect.objectContaining({ errorMessage: 'Worker lost: lease expired' }),
+      }),
     ]);
   });
 

@@ -1,7 +1,7 @@
 import type { OrbitEvent } from '../../events/domain/orbit-event.js';
 import { alertEventsOf, chosenEvent, failingAfter, mayAlert } from './alert-rules.js';
 
-function event(type: OrbitEvent['type'], retryQueued = false): OrbitEvent {
+function event(type: OrbitEvent['type'], retryQueued = false, cause: string | null = null): OrbitEvent {
   return {
     seq: 1,
     type,
@@ -16,6 +16,7 @@ function event(type: OrbitEvent['type'], retryQueued = false): OrbitEvent {
     errorMessage: null,
     workerId: null,
     retryQueued,
+    cause,
   };
 }
 
@@ -23,6 +24,19 @@ describe('alert rules', () => {
   it('a failure with a retry queued is only an attempt_failed; without, failed first', () => {
     expect(alertEventsOf(event('execution.failed', true), false)).toEqual(['attempt_failed']);
     expect(alertEventsOf(event('execution.failed'), false)).toEqual(['failed', 'attempt_failed']);
+  });
+
+  it('a failure whose worker was lost is worker_lost first, by its cause, not its message', () => {
+    expect(alertEventsOf(event('execution.failed', false, 'worker_lost'), false)).toEqual([
+      'worker_lost',
+      'failed',
+      'attempt_failed',
+    ]);
+    expect(alertEventsOf(event('execution.failed', true, 'worker_lost'), false)).toEqual([
+      'worker_lost',
+      'attempt_failed',
+    ]);
+    expect(alertEventsOf(event('execution.failed', false, 'timeout'), false)).toEqual(['failed', 'attempt_failed']);
   });
 
   it('a success after a failure for good is recovered first; otherwise succeeded only', () => {

@@ -12,7 +12,10 @@ export function mayAlert(event: OrbitEvent): boolean {
  * outcome before this one was a failure.
  */
 export function alertEventsOf(event: OrbitEvent, wasFailing: boolean): AlertEvent[] {
-  if (event.type === 'execution.failed') return event.retryQueued ? ['attempt_failed'] : ['failed', 'attempt_failed'];
+  if (event.type === 'execution.failed') {
+    const lost: AlertEvent[] = event.cause === 'worker_lost' ? ['worker_lost'] : [];
+    return [...lost, ...(event.retryQueued ? [] : (['failed'] as const)), 'attempt_failed'];
+  }
   if (event.type === 'execution.succeeded') return wasFailing ? ['recovered', 'succeeded'] : ['succeeded'];
   return [];
 }

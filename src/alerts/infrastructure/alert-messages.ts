@@ -5,6 +5,7 @@ const HEADLINES: Record<AlertPayload['event'], string> = {
   attempt_failed: 'failed an attempt',
   recovered: 'recovered',
   succeeded: 'succeeded',
+  worker_lost: 'lost its worker',
   test: 'test alert',
 };
 

@@ -1,11 +1,10 @@
 import { InvalidArgumentError } from '../../shared/domain/domain-errors.js';
 
 /**
- * What an alert may be sent on. `worker_lost` (it needs the failure's cause in the stream),
- * `late`, `long_running` and `missed` (they need a watcher of slots and running times) are
- * still to come.
+ * What an alert may be sent on. `late`, `long_running` and `missed` (they need a watcher of
+ * slots and running times, not only the event stream) are still to come.
  */
-export const ALERT_EVENTS = ['failed', 'attempt_failed', 'recovered', 'succeeded'] as const;
+export const ALERT_EVENTS = ['failed', 'attempt_failed', 'recovered', 'succeeded', 'worker_lost'] as const;
 export type AlertEvent = (typeof ALERT_EVENTS)[number];
 
 /** A rule without `on` alerts on failures for good only. */
