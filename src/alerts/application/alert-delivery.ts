@@ -33,10 +33,9 @@ export class AlertDelivery {
     }
   }
 
-  /** Claims the delivery and sends it now (a channel's test); answers null when another node has it. */
-  async deliverNow(id: string): Promise<AttemptResult | null> {
-    const delivery = await this.deliveries.claim(id, this.clock.now(), CLAIM_LEASE_MS);
-    return delivery ? this.attempt(delivery, new AbortController().signal) : null;
+  /** Claims one pending delivery, due or not (a channel's test); null when another node has it. */
+  claim(id: string): Promise<ClaimedDelivery | null> {
+    return this.deliveries.claim(id, this.clock.now(), CLAIM_LEASE_MS);
   }
 
   /** Sends one claimed delivery now and records how it went. */

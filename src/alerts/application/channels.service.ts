@@ -12,7 +12,7 @@ import { AlertDelivery } from './alert-delivery.js';
 import { AlertPayloads } from './alert-payloads.js';
 import { TargetPolicy } from './alert-sender.js';
 import { ChannelRepository } from './channel.repository.js';
-import { DeliveryRepository, DeliveryView } from './delivery.repository.js';
+import { DeliveryRepository, DeliveryView, NewDelivery } from './delivery.repository.js';
 
 /** How many of the jobs that name a channel a refusal lists. */
 const NAMED_JOBS = 5;
@@ -77,20 +77,23 @@ export class ChannelsService extends AlertChannelDirectory {
     const channel = await this.get(id);
     const now = this.clock.now();
     const deliveryId = randomUUID();
-    await this.deliveries.insertAll([
-      {
-        id: deliveryId,
-        channelId: channel.id,
-        eventSeq: null,
-        event: 'test',
-        jobId: null,
-        executionId: null,
-        payload: this.payloads.forTest(),
-        createdAt: now,
-        giveUpAt: new Date(now.getTime() + this.config.alertRetryHours * 3_600_000),
-      },
-    ]);
-    await this.delivery.deliverNow(deliveryId);
+    const delivery: NewDelivery = {
+      id: deliveryId,
+      channelId: channel.id,
+      eventSeq: null,
+      event: 'test',
+      jobId: null,
+      executionId: null,
+      payload: this.payloads.forTest(),
+      createdAt: now,
+      giveUpAt: new Date(now.getTime() + this.config.alertRetryHours * 3_600_000),
+    };
+    // claimed as it commits, so no delivery loop takes this first attempt from the request
+    const claimed = await this.transactions.run(async () => {
+      await this.deliveries.insertAll([delivery]);
+      return this.delivery.claim(deliveryId);
+    });
+    if (claimed) await this.delivery.attempt(claimed, new AbortController().signal);
     return (await this.deliveries.findById(deliveryId))!;
   }
 

@@ -67,7 +67,11 @@ export async function postOnce(
       latencyMs: latency(),
     };
   } catch (error) {
-    const message = signal.aborted ? 'no answer within the attempt timeout' : errorText(error);
+    const message = !signal.aborted
+      ? errorText(error)
+      : (signal.reason as Error | undefined)?.name === 'TimeoutError'
+        ? 'no answer within the attempt timeout'
+        : 'stopped: the node is shutting down';
     return { ok: false, httpStatus: null, smtpResponse: null, error: message, latencyMs: latency() };
   }
 }
