@@ -18,7 +18,8 @@ const COALESCE_MS = 100;
 /**
  * The alerts consumer (events → deliveries) and the delivery loop, on the `all` and `worker`
  * roles: the nodes that run Orbit's background work. Without any channel the consumer reads
- * nothing: one indexed look at `channels` per wake is the whole cost of alerts on the hot path. `api` nodes stay request-only, as they
+ * nothing and opens no LISTEN connection: one look at `channels` per poll interval is the
+ * whole cost of alerts then. `api` nodes stay request-only, as they
  * are for the scheduler and the reaper. The consumer's cursor lock makes the consumers of all
  * nodes take turns; deliveries are claimed row by row, so every node sends its share.
  */
@@ -52,22 +53,25 @@ export class AlertLoops implements OnApplicationBootstrap, BeforeApplicationShut
   private async consumeLoop(): Promise<void> {
     const signal = this.stop.signal;
     while (!signal.aborted) {
-      const mark = this.wakeups.mark();
+      let mark: number | null = null;
       let handled = 0;
       let wrote = false;
       try {
-        // no channel, nothing to send: the stream is not even read (a channel ignores what came before it)
-        if (await this.channels.any())
+        // no channel, nothing to send: the stream is neither read nor listened to (a channel ignores what came before it)
+        if (await this.channels.any()) {
+          mark = this.wakeups.mark(); // before the read, so that no wake-up falls between the read and the wait
           handled = await this.consumers.consume(ALERTS_CONSUMER, CONSUME_BATCH, async (events) => {
             wrote = (await this.consumer.handle(events)) > 0;
           });
+        }
         if (wrote) this.wakeDelivery?.(); // committed: this node sends them at once
       } catch (error) {
         this.logger.warn(`Alerts consumer pass failed: ${String(error)}`);
       }
       if (handled < CONSUME_BATCH) {
-        await this.wakeups.waitAfter(mark, this.config.pollIntervalMs, signal);
-        await sleep(COALESCE_MS, undefined, { signal }).catch(() => undefined);
+        if (mark !== null) await this.wakeups.waitAfter(mark, this.config.pollIntervalMs, signal);
+        const pauseMs = mark !== null ? COALESCE_MS : this.config.pollIntervalMs;
+        await sleep(pauseMs, undefined, { signal }).catch(() => undefined);
       }
     }
   }

@@ -111,7 +111,7 @@ describe('Job.create', () => {
     [{ alerts: [{ channel: 'ops', on: [] }] }, 'alerts[0].on must be a non-empty list'],
     [
       { alerts: [{ channel: 'ops', on: ['late'] }] },
-      "alerts[0].on must hold only failed, attempt_failed, recovered, succeeded, got 'late'",
+      "alerts[0].on must hold only failed, attempt_failed, recovered, succeeded, worker_lost, got 'late'",
     ],
     [{ alerts: [{ channel: 'ops' }, { channel: 'ops' }] }, "alerts[1].channel 'ops' is named twice"],
     [{ alerts: [{ channel: 'ops', when: 'always' }] }, 'alerts[0].when is not a field of an alert'],
