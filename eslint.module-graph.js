@@ -18,6 +18,7 @@ export const MODULE_GRAPH = {
   runtime: ['shared', 'config', 'jobs', 'executions', 'events', 'workers', 'observability'],
   postgres: ['shared', 'config', 'jobs', 'executions'],
   dashboard: ['shared'],
+  alerts: ['shared', 'config', 'auth', 'jobs', 'executions', 'events'],
 };
 
 /** Every module that reaches `target` through the graph, each with its path there. */

@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { AlertsModule } from './alerts/alerts.module.js';
 import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { AuthGuard } from './auth/http/auth.guard.js';
@@ -29,6 +30,7 @@ export class AppModule {
         JobsModule,
         ExecutionsModule,
         EventsModule,
+        AlertsModule,
         ...(config.role === 'api' ? [] : [RuntimeModule]),
       ],
       providers: [

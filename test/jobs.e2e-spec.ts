@@ -115,6 +115,7 @@ describe('jobs over HTTP', () => {
         enabled: true,
         misfirePolicy: 'RUN_ONCE',
         concurrencyPolicy: 'ALLOW',
+        alerts: [],
         nextRunAt: '2026-12-01T03:00:00.000Z',
         lastExecution: null,
         createdAt: T0,

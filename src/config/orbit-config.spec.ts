@@ -63,4 +63,59 @@ describe('loadConfig', () => {
       'ORBIT_RETRY_BACKOFF_BASE_MS must not exceed ORBIT_RETRY_BACKOFF_MAX_MS',
     );
   });
+
+  it('alerts: defaults, the public URL from the listen address, and the SMTP settings checked without echoing a password', () => {
+    expect(loadConfig({}, [])).toMatchObject({
+      publicUrl: 'http://127.0.0.1:3000',
+      smtpUrl: undefined,
+      smtpFrom: 'orbit@localhost',
+      alertRetryHours: 24,
+      alertsAllowPrivate: false,
+    });
+    expect(loadConfig({ HOST: '0.0.0.0', PORT: '8080' }, []).publicUrl).toBe('http://localhost:8080');
+    expect(
+      loadConfig(
+        {
+          ORBIT_PUBLIC_URL: 'https://orbit.example.com/',
+          ORBIT_SMTP_URL: 'smtps://u:p@mail.example.com',
+          ORBIT_ALERTS_ALLOW_PRIVATE: 'TRUE',
+        },
+        [],
+      ),
+    ).toMatchObject({
+      publicUrl: 'https://orbit.example.com',
+      smtpUrl: 'smtps://u:p@mail.example.com',
+      alertsAllowPrivate: true,
+    });
+    const load = () =>
+      loadConfig(
+        {
+          ORBIT_SMTP_URL: 'http://user:hunter2@mail',
+          ORBIT_SMTP_FROM: 'nobody',
+          ORBIT_PUBLIC_URL: 'ftp://x',
+          ORBIT_ALERTS_ALLOW_PRIVATE: 'yes',
+          ORBIT_ALERT_RETRY_HOURS: '1000',
+        },
+        [],
+      );
+    expect(load).toThrow(ConfigError);
+    const message = (() => {
+      try {
+        load();
+      } catch (error) {
+        return String(error);
+      }
+      return '';
+    })();
+    for (const name of [
+      'ORBIT_SMTP_URL',
+      'ORBIT_SMTP_FROM',
+      'ORBIT_PUBLIC_URL',
+      'ORBIT_ALERTS_ALLOW_PRIVATE',
+      'ORBIT_ALERT_RETRY_HOURS',
+    ]) {
+      expect(message).toContain(name);
+    }
+    expect(message).not.toContain('hunter2');
+  });
 });

@@ -48,6 +48,17 @@ export class OrbitConfig {
   retentionBatchSize!: number;
   retentionIntervalSeconds!: number;
   logLevel!: LogLevel;
+  /** Where alerts' links point: the address users reach Orbit at (the dashboard is under /ui/). */
+  publicUrl!: string;
+  /** The SMTP server of email channels (smtp:// or smtps://, credentials in it); unset: no email channel. */
+  smtpUrl!: string | undefined;
+  smtpFrom!: string;
+  /** How long a delivery is retried before it fails for good. */
+  alertRetryHours!: number;
+  /** The first retry's delay; each next one doubles it (with jitter), up to an hour. */
+  alertRetryBaseMs!: number;
+  /** Loopback and private addresses as alert targets (link-local ones never). */
+  alertsAllowPrivate!: boolean;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -69,6 +80,26 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
       return fallback;
     }
     return value;
+  };
+
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = env[name]?.trim().toLowerCase();
+    if (raw === undefined || raw === '') return fallback;
+    if (raw === 'true' || raw === 'false') return raw === 'true';
+    problems.push(`${name} must be true or false, got '${env[name]}'`);
+    return fallback;
+  };
+  const url = (name: string, schemes: string[]): string | undefined => {
+    const raw = env[name]?.trim();
+    if (!raw) return undefined;
+    try {
+      const parsed = new URL(raw);
+      if (schemes.includes(parsed.protocol)) return raw;
+    } catch {
+      // reported below, without the value: it may hold a password
+    }
+    problems.push(`${name} must be a ${schemes.map((s) => `${s}//`).join(' or ')} URL`);
+    return undefined;
   };
 
   const roleText = argv.find((a) => !a.startsWith('-')) ?? env.ORBIT_ROLE ?? 'all';
@@ -112,7 +143,20 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
     retentionBatchSize: int('ORBIT_RETENTION_BATCH_SIZE', 500, 1, 100_000),
     retentionIntervalSeconds: int('ORBIT_RETENTION_INTERVAL_SECONDS', 600, 1, 86_400),
     logLevel: (env.LOG_LEVEL?.trim().toLowerCase() || 'info') as LogLevel,
+    smtpUrl: url('ORBIT_SMTP_URL', ['smtp:', 'smtps:']),
+    smtpFrom: env.ORBIT_SMTP_FROM?.trim() || 'orbit@localhost',
+    alertRetryHours: int('ORBIT_ALERT_RETRY_HOURS', 24, 0, 720),
+    alertRetryBaseMs: int('ORBIT_ALERT_RETRY_BASE_MS', 10_000, 1, 3_600_000),
+    alertsAllowPrivate: bool('ORBIT_ALERTS_ALLOW_PRIVATE', false),
   });
+  const publicUrl = url('ORBIT_PUBLIC_URL', ['http:', 'https:']);
+  const listenHost = ['0.0.0.0', '::'].includes(config.host) ? 'localhost' : config.host;
+  config.publicUrl = (
+    publicUrl ?? `http://${listenHost.includes(':') ? `[${listenHost}]` : listenHost}:${config.port}`
+  ).replace(/\/+$/, '');
+  if (!/^[^\s@<>]+@[^\s@<>]+$/.test(config.smtpFrom)) {
+    problems.push(`ORBIT_SMTP_FROM must be an email address, got '${config.smtpFrom}'`);
+  }
   if (!LOG_LEVELS.includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${env.LOG_LEVEL}'`);
   }

@@ -5,6 +5,7 @@ import { TokensAndAudit1764633600000 } from '../../migrations/1764633600000-Toke
 import { WorkersAndRetention1764720000000 } from '../../migrations/1764720000000-WorkersAndRetention.js';
 import { ExecutionResponseJson1764806400000 } from '../../migrations/1764806400000-ExecutionResponseJson.js';
 import { Events1764892800000 } from '../../migrations/1764892800000-Events.js';
+import { Alerts1764979200000 } from '../../migrations/1764979200000-Alerts.js';
 import { JobOrmEntity } from '../jobs/infrastructure/job.orm-entity.js';
 
 export const ENTITIES = [JobOrmEntity];
@@ -15,6 +16,7 @@ export const MIGRATIONS = [
   WorkersAndRetention1764720000000,
   ExecutionResponseJson1764806400000,
   Events1764892800000,
+  Alerts1764979200000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

@@ -168,7 +168,7 @@ describe('GET /events/stream', () => {
     try {
       await waitFor(() => (follower.ids.length > 0 ? true : undefined), 'the first id');
       const dropped = await t.db.sql(
-        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'orbit-events-listen'`,
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'orbit-events-listen' AND datname = current_database()`,
       );
       expect(dropped.rowCount).toBe(1);
       await queueOne(); // nobody listens now; the fallback poll is a minute away

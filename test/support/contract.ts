@@ -10,6 +10,7 @@ export const JOB_FIELDS = [
   'enabled',
   'misfirePolicy',
   'concurrencyPolicy',
+  'alerts',
   'nextRunAt',
   'lastExecution',
   'createdAt',

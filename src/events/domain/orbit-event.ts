@@ -32,6 +32,8 @@ export interface OrbitEvent {
   exitCode: number | null;
   errorMessage: string | null;
   workerId: string | null;
+  /** On a failure whose writer knew more than its message: `timeout`, `worker_lost`; else null. */
+  cause: string | null;
   /** A FAILED execution whose retry was queued in the same transaction: true "will retry", false "failed for good". */
   retryQueued: boolean;
 }

@@ -6,7 +6,7 @@ import { OrbitEvent } from '../domain/orbit-event.js';
 /** The columns of an event row, named as OrbitEvent's fields. */
 const SELECTED = `seq, type, at, job_id AS "jobId", execution_id AS "executionId", from_status AS "from",
   to_status AS "to", attempt, trigger, exit_code AS "exitCode", error_message AS "errorMessage",
-  worker_id AS "workerId", retry_queued AS "retryQueued"`;
+  worker_id AS "workerId", retry_queued AS "retryQueued", cause`;
 
 const AFTER = `SELECT ${SELECTED} FROM events WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3`;
 

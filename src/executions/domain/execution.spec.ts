@@ -189,6 +189,7 @@ describe('Execution lifecycle', () => {
         errorMessage: null,
         workerId: null,
         version: 1,
+        failureCause: null,
       });
     });
 
@@ -479,6 +480,7 @@ describe('Execution lifecycle', () => {
         errorMessage: null,
         workerId: null,
         version: 1,
+        failureCause: null,
       });
       expect(retry.id).not.toBe(failed.id);
       expect(failed.toProps()).toEqual(before);

@@ -36,10 +36,13 @@ export interface ExecutionProps extends JobSnapshot {
   /** The worker that runs it; null while queued or when an outside runner started it. */
   workerId: string | null;
   version: number;
+  /** What a failure was, when its writer knew more than the message says; null otherwise. */
+  failureCause: FailureCause | null;
 }
 
 /** What a failure was, when its writer knows more than its message says: what metrics count, never the text. */
-export type FailureCause = 'timeout';
+export const FAILURE_CAUSES = ['timeout', 'worker_lost'] as const;
+export type FailureCause = (typeof FAILURE_CAUSES)[number];
 
 /**
  * A change applied to an execution at an instant: one of its action methods, with its arguments,
@@ -77,6 +80,7 @@ export class Execution {
       errorMessage: null,
       workerId: null,
       version: 1,
+      failureCause: null,
     });
   }
 
@@ -105,7 +109,7 @@ export class Execution {
   }
 
   /** RUNNING → FAILED. The state is checked first, then the message. */
-  fail(exitCode: number, errorMessage: string, now: Date): void {
+  fail(exitCode: number, errorMessage: string, now: Date, cause: FailureCause | null = null): void {
     this.transition('fail', () => {
       requireInteger(exitCode);
       if (typeof errorMessage !== 'string' || errorMessage.trim() === '') {
@@ -118,6 +122,7 @@ export class Execution {
     this.props.exitCode = exitCode;
     this.props.errorMessage = errorMessage;
     this.props.finishedAt = now;
+    this.props.failureCause = cause;
   }
 
   /** QUEUED or RUNNING → CANCELLED. A queued execution that is cancelled never gets a startedAt. */
@@ -200,6 +205,9 @@ export class Execution {
   }
   get errorMessage(): string | null {
     return this.props.errorMessage;
+  }
+  get failureCause(): FailureCause | null {
+    return this.props.failureCause;
   }
   get workerId(): string | null {
     return this.props.workerId;

@@ -26,4 +26,5 @@ export const EXECUTION_COLUMNS = new TableColumns<keyof ExecutionProps>('executi
   errorMessage: { type: 'text', changes: true },
   workerId: { type: 'text', changes: true },
   version: { type: 'integer' },
+  failureCause: { type: 'text', changes: true },
 });

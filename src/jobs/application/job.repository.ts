@@ -1,5 +1,6 @@
 import { Page, PageRequest } from '../../shared/application/page.js';
 import { Job } from '../domain/job.js';
+import type { JobAlert } from '../domain/job-alerts.js';
 
 export interface JobFilter {
   enabled?: boolean;
@@ -31,4 +32,8 @@ export abstract class JobRepository {
   abstract saveSchedules(jobs: readonly Job[]): Promise<void>;
   /** When the scheduler must next pass: the earliest next slot of any enabled live job, `leadMs` before it for ALLOW jobs. */
   abstract earliestNextRun(leadMs: number): Promise<Date | null>;
+  /** The names of the live jobs whose alert rules name `channel`. */
+  abstract namesAlertingTo(channel: string): Promise<string[]>;
+  /** Name and alert rules of each live job among `ids`. */
+  abstract alertsOf(ids: readonly string[]): Promise<Map<string, { name: string; alerts: JobAlert[] }>>;
 }

@@ -4,8 +4,10 @@ import { TransactionRunner } from '../../shared/application/transaction-runner.j
 import { Clock } from '../../shared/domain/clock.js';
 import { NotFoundError } from '../../shared/domain/domain-errors.js';
 import { canonicalTimezone, CronSchedule } from '../domain/cron-schedule.js';
-import { Job, JobSettings, NewJob } from '../domain/job.js';
+import { Job, JobInput, NewJob } from '../domain/job.js';
+import type { JobAlert } from '../domain/job-alerts.js';
 import { JobFilter, JobRepository } from './job.repository.js';
+import { JobAlertChannels } from './job-alert-channels.js';
 import { JobRemovalGuards } from './job-removal-guard.js';
 
 @Injectable()
@@ -15,12 +17,16 @@ export class JobsService {
     private readonly clock: Clock,
     private readonly transactions: TransactionRunner,
     private readonly removalGuards: JobRemovalGuards,
+    private readonly alertChannels: JobAlertChannels,
   ) {}
 
-  async create(input: NewJob): Promise<Job> {
-    const job = Job.create(input, this.clock.now());
-    await this.jobs.insert(job);
-    return job;
+  create(input: NewJob): Promise<Job> {
+    return this.transactions.run(async () => {
+      const job = Job.create(input, this.clock.now());
+      await this.alertChannels.check(job.alerts);
+      await this.jobs.insert(job);
+      return job;
+    });
   }
 
   async get(id: string, lock?: 'share' | 'update'): Promise<Job> {
@@ -48,13 +54,24 @@ export class JobsService {
   }
 
   /** Read under a row lock, so the change applies to what a scheduler pass left. */
-  update(id: string, patch: Partial<JobSettings>): Promise<Job> {
+  update(id: string, patch: Partial<JobInput>): Promise<Job> {
     return this.transactions.run(async () => {
       const job = await this.get(id, 'update');
       job.update(patch, this.clock.now());
+      if (patch.alerts !== undefined) await this.alertChannels.check(job.alerts);
       await this.jobs.update(job);
       return job;
     });
+  }
+
+  /** The names of the live jobs whose alert rules name `channel`. */
+  namesAlertingTo(channel: string): Promise<string[]> {
+    return this.jobs.namesAlertingTo(channel);
+  }
+
+  /** Name and alert rules of each live job among `ids`. */
+  alertsOf(ids: readonly string[]): Promise<Map<string, { name: string; alerts: JobAlert[] }>> {
+    return this.jobs.alertsOf(ids);
   }
 
   /** Refused while an execution of the job runs; its queued executions are cancelled; its history stays. */

@@ -45,6 +45,7 @@ describe('Job.create', () => {
       enabled: true,
       misfirePolicy: 'RUN_ONCE',
       concurrencyPolicy: 'ALLOW',
+      alerts: [],
       createdAt: NOW,
       updatedAt: NOW,
       nextRunAt: new Date('2026-01-11T03:00:00.000Z'),
@@ -82,6 +83,7 @@ describe('Job.create', () => {
         enabled: false,
         misfirePolicy: 'SKIP',
         concurrencyPolicy: 'FORBID',
+        alerts: [{ channel: 'ops', on: ['failed', 'recovered'] }, { channel: 'mail' }],
       }),
       NOW,
     );
@@ -96,7 +98,25 @@ describe('Job.create', () => {
       enabled: false,
       misfirePolicy: 'SKIP',
       concurrencyPolicy: 'FORBID',
+      alerts: [
+        { channel: 'ops', on: ['failed', 'recovered'] },
+        { channel: 'mail', on: ['failed'] },
+      ],
     });
+  });
+
+  it.each([
+    [{ alerts: 'ops' }, 'alerts must be a list'],
+    [{ alerts: [{ channel: '' }] }, 'alerts[0].channel must be'],
+    [{ alerts: [{ channel: 'ops', on: [] }] }, 'alerts[0].on must be a non-empty list'],
+    [
+      { alerts: [{ channel: 'ops', on: ['late'] }] },
+      "alerts[0].on must hold only failed, attempt_failed, recovered, succeeded, worker_lost, got 'late'",
+    ],
+    [{ alerts: [{ channel: 'ops' }, { channel: 'ops' }] }, "alerts[1].channel 'ops' is named twice"],
+    [{ alerts: [{ channel: 'ops', when: 'always' }] }, 'alerts[0].when is not a field of an alert'],
+  ])('alerts %j are refused: %s', (patch, message) => {
+    expect(() => Job.create(newJob(patch as never), NOW)).toThrow(message);
   });
 
   it('every job gets its own id', () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError } from '../../shared/domain/domain-errors.js';
 import { canonicalTimezone, CronSchedule } from './cron-schedule.js';
+import { JobAlert, JobAlertInput, jobAlertsOf } from './job-alerts.js';
 import { CONCURRENCY_POLICIES, ConcurrencyPolicy, MISFIRE_POLICIES, MisfirePolicy } from './job-policies.js';
 
 export const JOB_LIMITS = {
@@ -21,9 +22,14 @@ export interface JobSettings {
   enabled: boolean;
   misfirePolicy: MisfirePolicy;
   concurrencyPolicy: ConcurrencyPolicy;
+  /** Where and on what to alert (the channels are the alerts module's). */
+  alerts: JobAlert[];
 }
 
-export type NewJob = Pick<JobSettings, 'name' | 'command' | 'cronExpression'> & Partial<JobSettings>;
+/** JobSettings as a caller writes them. */
+export type JobInput = Omit<JobSettings, 'alerts'> & { alerts: JobAlertInput[] };
+
+export type NewJob = Pick<JobSettings, 'name' | 'command' | 'cronExpression'> & Partial<JobInput>;
 
 export interface JobProps extends JobSettings {
   id: string;
@@ -55,8 +61,9 @@ export class Job {
       enabled: true,
       misfirePolicy: 'RUN_ONCE',
       concurrencyPolicy: 'ALLOW',
+      alerts: [],
       ...withoutUndefined(input),
-    } as JobSettings);
+    } as JobInput);
     const job = new Job({ ...settings, id: randomUUID(), createdAt: now, updatedAt: now, nextRunAt: null, version: 1 });
     job.planFrom(now);
     return job;
@@ -67,7 +74,7 @@ export class Job {
   }
 
   /** Applies a partial change with the same rules as create; the schedule restarts from `now` when it changed. */
-  update(patch: Partial<JobSettings>, now: Date): void {
+  update(patch: Partial<JobInput>, now: Date): void {
     const settings = Job.validate({ ...this.settings(), ...withoutUndefined(patch) });
     const scheduleChanged =
       settings.cronExpression !== this.props.cronExpression ||
@@ -151,6 +158,9 @@ export class Job {
   get concurrencyPolicy(): ConcurrencyPolicy {
     return this.props.concurrencyPolicy;
   }
+  get alerts(): JobAlert[] {
+    return this.props.alerts;
+  }
   get nextRunAt(): Date | null {
     return this.props.nextRunAt;
   }
@@ -164,7 +174,7 @@ export class Job {
     return this.props.version;
   }
 
-  private static validate(input: JobSettings): JobSettings {
+  private static validate(input: JobInput): JobSettings {
     const name = requireText(input.name, 'name').trim();
     if (name.length === 0) throw new InvalidArgumentError('name must not be blank', 'name');
     if ([...name].length > JOB_LIMITS.nameMaxLength) {
@@ -190,6 +200,7 @@ export class Job {
       enabled: input.enabled,
       misfirePolicy: requireOneOf(input.misfirePolicy, 'misfirePolicy', MISFIRE_POLICIES),
       concurrencyPolicy: requireOneOf(input.concurrencyPolicy, 'concurrencyPolicy', CONCURRENCY_POLICIES),
+      alerts: jobAlertsOf(input.alerts),
     };
   }
 }

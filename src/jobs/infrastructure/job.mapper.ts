@@ -15,6 +15,7 @@ export const JobMapper = {
       enabled: row.enabled,
       misfirePolicy: row.misfirePolicy as MisfirePolicy,
       concurrencyPolicy: row.concurrencyPolicy as ConcurrencyPolicy,
+      alerts: row.alerts,
       nextRunAt: row.nextRunAt,
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,

@@ -1,3 +1,4 @@
+import type { JobAlert } from '../domain/job-alerts.js';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 @Entity({ name: 'jobs' })
@@ -31,6 +32,9 @@ export class JobOrmEntity {
 
   @Column('text', { name: 'concurrency_policy' })
   concurrencyPolicy!: string;
+
+  @Column('jsonb')
+  alerts!: JobAlert[];
 
   @Column('timestamptz', { name: 'next_run_at', nullable: true })
   nextRunAt!: Date | null;

@@ -5,13 +5,14 @@ import { Database, uniqueViolation } from '../../shared/infrastructure/database.
 import { newestFirst } from '../../shared/infrastructure/newest-first.js';
 import { JobFilter, JobRepository } from '../application/job.repository.js';
 import { Job } from '../domain/job.js';
+import type { JobAlert } from '../domain/job-alerts.js';
 import { JobMapper } from './job.mapper.js';
 import { JobOrmEntity } from './job.orm-entity.js';
 
 /** Every column of a job row, under the property names of JobOrmEntity, for raw SQL read by JobMapper. */
 const JOB_COLUMNS = `id, name, command, cron_expression AS "cronExpression", timezone, max_retries AS "maxRetries",
   timeout_seconds AS "timeoutSeconds", enabled, misfire_policy AS "misfirePolicy",
-  concurrency_policy AS "concurrencyPolicy", next_run_at AS "nextRunAt", created_at AS "createdAt",
+  concurrency_policy AS "concurrencyPolicy", alerts, next_run_at AS "nextRunAt", created_at AS "createdAt",
   updated_at AS "updatedAt", deleted_at AS "deletedAt", version`;
 
 @Injectable()
@@ -105,6 +106,23 @@ export class TypeOrmJobRepository extends JobRepository {
       [leadMs],
     );
     return row?.next ?? null;
+  }
+
+  async namesAlertingTo(channel: string): Promise<string[]> {
+    const rows = await this.db.rows<{ name: string }>(
+      `SELECT name FROM jobs WHERE deleted_at IS NULL AND alerts @> jsonb_build_array(jsonb_build_object('channel', $1::text))
+        ORDER BY name`,
+      [channel],
+    );
+    return rows.map((row) => row.name);
+  }
+
+  async alertsOf(ids: readonly string[]): Promise<Map<string, { name: string; alerts: JobAlert[] }>> {
+    const rows = await this.db.rows<{ id: string; name: string; alerts: JobAlert[] }>(
+      `SELECT id, name, alerts FROM jobs WHERE id = ANY ($1::uuid[]) AND deleted_at IS NULL`,
+      [ids],
+    );
+    return new Map(rows.map((row) => [row.id, { name: row.name, alerts: row.alerts }]));
   }
 
   private repo() {

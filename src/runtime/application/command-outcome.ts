@@ -10,10 +10,7 @@ export const TIMEOUT_EXIT_CODE = 124;
 /** What the domain is told about a command that ended: exit 0 succeeds, everything else fails with a reason. */
 export function actionFor(outcome: CommandOutcome, timeoutSeconds: number): ExecutionChange {
   if (outcome.timedOut) return timedOut(timeoutSeconds);
-  if (outcome.lost !== null) {
-    const lost = outcome.lost;
-    return (e, now) => e.fail(NO_EXIT_CODE, `Worker lost: ${lost}`, now);
-  }
+  if (outcome.lost !== null) return lostWorker(`Worker lost: ${outcome.lost}`);
   if (outcome.error !== null) {
     return (e, now) => e.fail(NO_EXIT_CODE, `Command could not start: ${outcome.error}`, now);
   }
@@ -27,7 +24,13 @@ export function actionFor(outcome: CommandOutcome, timeoutSeconds: number): Exec
   return (e, now) => e.fail(number ? 128 + number : NO_EXIT_CODE, `Command was killed by signal ${signal}`, now);
 }
 
-export const workerLost: ExecutionChange = (e, now) => e.fail(NO_EXIT_CODE, 'Worker lost: lease expired', now);
+export const workerLost: ExecutionChange = lostWorker('Worker lost: lease expired');
+
+/** A run whose worker vanished (its lease expired, or its command's keeper died): alerts tell it by the cause. */
+function lostWorker(message: string): ExecutionChange {
+  const change = (e: Execution, now: Date) => e.fail(NO_EXIT_CODE, message, now, 'worker_lost');
+  return Object.assign(change, { cause: 'worker_lost' as const });
+}
 
 export function shutDown(graceSeconds: number): ExecutionChange {
   return (e, now) =>
@@ -37,6 +40,6 @@ export function shutDown(graceSeconds: number): ExecutionChange {
 /** A run past its timeoutSeconds: the worker killed its command, or its outside runner never answered. */
 export function timedOut(timeoutSeconds: number): ExecutionChange {
   const change = (e: Execution, now: Date) =>
-    e.fail(TIMEOUT_EXIT_CODE, `Timed out after ${timeoutSeconds} seconds`, now);
+    e.fail(TIMEOUT_EXIT_CODE, `Timed out after ${timeoutSeconds} seconds`, now, 'timeout');
   return Object.assign(change, { cause: 'timeout' as const });
 }

@@ -7,5 +7,9 @@ export const AUDITED_ACTIONS = [
   'execution.cancelled',
   'token.created',
   'token.revoked',
+  'channel.created',
+  'channel.updated',
+  'channel.deleted',
+  'channel.tested',
 ] as const;
 export type AuditedAction = (typeof AUDITED_ACTIONS)[number];

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Job } from '../../../jobs/domain/job.js';
 import { CONCURRENCY_POLICIES, MISFIRE_POLICIES } from '../../../jobs/domain/job-policies.js';
+import { JobAlertDto } from '../../../jobs/http/dto/job-alert.dto.js';
 import type { LastExecution } from '../../application/job-history.js';
 import type { JobStats } from '../../application/job-history.service.js';
 import { EXECUTION_STATUSES } from '../../domain/execution-status.js';
@@ -39,6 +40,8 @@ export class JobResponse {
   misfirePolicy!: string;
   @ApiProperty({ enum: CONCURRENCY_POLICIES, example: 'ALLOW' })
   concurrencyPolicy!: string;
+  @ApiProperty({ type: [JobAlertDto], description: 'Alert rules, each with its events' })
+  alerts!: JobAlertDto[];
   @ApiProperty({
     example: '2026-12-01T02:00:00.000Z',
     nullable: true,

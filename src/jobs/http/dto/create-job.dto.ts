@@ -1,5 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { ALERT_LIMITS } from '../../domain/job-alerts.js';
+import { JobAlertDto } from './job-alert.dto.js';
 import { JOB_LIMITS } from '../../domain/job.js';
 import { CONCURRENCY_POLICIES, MISFIRE_POLICIES } from '../../domain/job-policies.js';
 import type { ConcurrencyPolicy, MisfirePolicy } from '../../domain/job-policies.js';
@@ -77,4 +80,16 @@ export class CreateJobDto {
   @IsOptional()
   @IsIn(CONCURRENCY_POLICIES)
   concurrencyPolicy?: ConcurrencyPolicy;
+
+  @ApiPropertyOptional({
+    type: [JobAlertDto],
+    default: [],
+    maxItems: ALERT_LIMITS.rulesPerJob,
+    description: 'Alert rules: each names a channel (unknown names are refused) and the events to send it',
+  })
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => JobAlertDto)
+  alerts?: JobAlertDto[];
 }

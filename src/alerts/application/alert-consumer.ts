@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { OrbitConfig } from '../../config/orbit-config.js';
+import type { OrbitEvent } from '../../events/domain/orbit-event.js';
+import { JobsService } from '../../jobs/application/jobs.service.js';
+import type { AlertEvent } from '../../jobs/domain/job-alerts.js';
+import { Clock } from '../../shared/domain/clock.js';
+import { alertEventsOf, chosenEvent, failingAfter, mayAlert } from '../domain/alert-rules.js';
+import { Channel } from '../domain/channel.js';
+import { AlertPayloads } from './alert-payloads.js';
+import { ChannelRepository } from './channel.repository.js';
+import { DeliveryRepository, NewDelivery } from './delivery.repository.js';
+
+/** The consumer's name in event_cursors. */
+export const ALERTS_CONSUMER = 'alerts';
+
+/**
+ * Turns a batch of stream events into deliveries, inside the consumer's transaction (see
+ * EventConsumers): the rows commit with the cursor's move or not at all. A batch without a
+ * final run outcome costs nothing; with no channel, one short read. A channel alerts on what
+ * happened since it was made: while there is no channel the stream is not read, and the
+ * first channel's consumer catches up from where it stopped without alerting on the past.
+ */
+@Injectable()
+export class AlertConsumer {
+  constructor(
+    private readonly config: OrbitConfig,
+    private readonly clock: Clock,
+    private readonly channels: ChannelRepository,
+    private readonly deliveries: DeliveryRepository,
+    private readonly jobs: JobsService,
+    private readonly payloads: AlertPayloads,
+  ) {}
+
+  /** Answers how many deliveries it wrote. */
+  async handle(batch: readonly OrbitEvent[]): Promise<number> {
+    const outcomes = batch.filter(mayAlert);
+    if (outcomes.length === 0) return 0;
+    const channels = await this.channels.all();
+    if (channels.length === 0) return 0;
+    const jobs = await this.jobs.alertsOf([...new Set(outcomes.map((event) => event.jobId))]);
+    const forEveryJob = channels.some((channel) => channel.allJobsOn !== null);
+    const alerting = outcomes.filter((event) => forEveryJob || (jobs.get(event.jobId)?.alerts.length ?? 0) > 0);
+    if (alerting.length === 0) return 0;
+    const failing = await this.deliveries.failingStates([...new Set(alerting.map((event) => event.jobId))]);
+    const byName = new Map(channels.map((channel) => [channel.name, channel]));
+    const now = this.clock.now();
+    const giveUpAt = new Date(now.getTime() + this.config.alertRetryHours * 3_600_000);
+    const written: NewDelivery[] = [];
+    for (const event of alerting) {
+      const job = jobs.get(event.jobId);
+      if (!job) continue; // deleted since: nobody to tell about it
+      const wasFailing = failing.get(event.jobId) ?? false;
+      failing.set(event.jobId, failingAfter(event, wasFailing));
+      const candidates = alertEventsOf(event, wasFailing);
+      for (const [channel, on] of subscriptions(channels, byName, job.alerts)) {
+        if (event.at < channel.createdAt) continue; // the consumer may catch up on a stream older than the channel
+        const alert = chosenEvent(candidates, on);
+        if (alert === null) continue;
+        written.push({
+          id: randomUUID(),
+          channelId: channel.id,
+          eventSeq: event.seq,
+          event: alert,
+          jobId: event.jobId,
+          executionId: event.executionId,
+          payload: await this.payloads.forEvent(alert, event, job.name),
+          createdAt: now,
+          giveUpAt,
+        });
+      }
+    }
+    await this.deliveries.saveFailingStates(failing, now);
+    await this.deliveries.insertAll(written);
+    return written.length;
+  }
+}
+
+/** Each channel that applies to a job, with the events it wants: its own for every job, and the job's rule for it. */
+function subscriptions(
+  channels: readonly Channel[],
+  byName: ReadonlyMap<string, Channel>,
+  rules: readonly { channel: string; on: AlertEvent[] }[],
+): Map<Channel, AlertEvent[]> {
+  const wanted = new Map<Channel, AlertEvent[]>();
+  for (const channel of channels) if (channel.allJobsOn) wanted.set(channel, [...channel.allJobsOn]);
+  for (const rule of rules) {
+    const channel = byName.get(rule.channel);
+    if (channel) wanted.set(channel, [...(wanted.get(channel) ?? []), ...rule.on]);
+  }
+  return wanted;
+}

@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { OrbitConfig } from '../../config/orbit-config.js';
+import { AlertChannelDirectory } from '../../jobs/application/job-alert-channels.js';
+import { JobsService } from '../../jobs/application/jobs.service.js';
+import { Page, PageRequest } from '../../shared/application/page.js';
+import { TransactionRunner } from '../../shared/application/transaction-runner.js';
+import { Clock } from '../../shared/domain/clock.js';
+import { ConflictError, InvalidArgumentError, NotFoundError } from '../../shared/domain/domain-errors.js';
+import { Channel, ChannelInput } from '../domain/channel.js';
+import { AlertDelivery } from './alert-delivery.js';
+import { AlertPayloads } from './alert-payloads.js';
+import { TargetPolicy } from './alert-sender.js';
+import { ChannelRepository } from './channel.repository.js';
+import { DeliveryRepository, DeliveryView, NewDelivery } from './delivery.repository.js';
+
+/** How many of the jobs that name a channel a refusal lists. */
+const NAMED_JOBS = 5;
+
+@Injectable()
+export class ChannelsService extends AlertChannelDirectory {
+  constructor(
+    private readonly channels: ChannelRepository,
+    private readonly deliveries: DeliveryRepository,
+    private readonly jobs: JobsService,
+    private readonly targets: TargetPolicy,
+    private readonly delivery: AlertDelivery,
+    private readonly payloads: AlertPayloads,
+    private readonly transactions: TransactionRunner,
+    private readonly clock: Clock,
+    private readonly config: OrbitConfig,
+  ) {
+    super();
+  }
+
+  async create(input: ChannelInput): Promise<Channel> {
+    const channel = Channel.create(input, this.clock.now());
+    await this.checkTarget(channel);
+    await this.channels.insert(channel);
+    return channel;
+  }
+
+  async get(id: string, lock = false): Promise<Channel> {
+    const channel = await this.channels.findById(id, lock);
+    if (!channel) throw new NotFoundError(`Channel ${id} not found`);
+    return channel;
+  }
+
+  list(page: PageRequest): Promise<Page<Channel>> {
+    return this.channels.list(page);
+  }
+
+  /** Under a row lock; a rename is refused while jobs name the channel (their rules would lose it). */
+  update(id: string, patch: ChannelInput): Promise<Channel> {
+    return this.transactions.run(async () => {
+      const channel = await this.get(id, true);
+      const name = channel.name;
+      channel.update(patch, this.clock.now());
+      if (channel.name !== name) await this.refuseWhileNamed(name, 'renamed');
+      if (patch.url !== undefined) await this.checkTarget(channel);
+      await this.channels.update(channel);
+      return channel;
+    });
+  }
+
+  /** Refused while a job's rules name it; its deliveries go with it. */
+  remove(id: string): Promise<void> {
+    return this.transactions.run(async () => {
+      const channel = await this.get(id, true);
+      await this.refuseWhileNamed(channel.name, 'deleted');
+      await this.channels.remove(channel);
+    });
+  }
+
+  /** Sends a test alert now, as a delivery like any other (retried if this attempt fails). */
+  async test(id: string): Promise<DeliveryView> {
+    const channel = await this.get(id);
+    const now = this.clock.now();
+    const deliveryId = randomUUID();
+    const delivery: NewDelivery = {
+      id: deliveryId,
+      channelId: channel.id,
+      eventSeq: null,
+      event: 'test',
+      jobId: null,
+      executionId: null,
+      payload: this.payloads.forTest(),
+      createdAt: now,
+      giveUpAt: new Date(now.getTime() + this.config.alertRetryHours * 3_600_000),
+    };
+    // claimed as it commits, so no delivery loop takes this first attempt from the request
+    const claimed = await this.transactions.run(async () => {
+      await this.deliveries.insertAll([delivery]);
+      return this.delivery.claim(deliveryId);
+    });
+    if (claimed) await this.delivery.attempt(claimed, new AbortController().signal);
+    return (await this.deliveries.findById(deliveryId))!;
+  }
+
+  missing(names: readonly string[]): Promise<string[]> {
+    return this.channels.missing(names);
+  }
+
+  private async checkTarget(channel: Channel): Promise<void> {
+    if (channel.url !== null) await this.targets.check(channel.url);
+    if (channel.type === 'email' && this.config.smtpUrl === undefined) {
+      throw new InvalidArgumentError('type email needs ORBIT_SMTP_URL set on the server', 'type');
+    }
+  }
+
+  private async refuseWhileNamed(name: string, what: string): Promise<void> {
+    const jobs = await this.jobs.namesAlertingTo(name);
+    if (jobs.length === 0) return;
+    const named = jobs
+      .slice(0, NAMED_JOBS)
+      .map((job) => `'${job}'`)
+      .join(', ');
+    const more = jobs.length > NAMED_JOBS ? ` and ${jobs.length - NAMED_JOBS} more` : '';
+    throw new ConflictError(`Channel '${name}' cannot be ${what}: the alerts of ${named}${more} name it`);
+  }
+}

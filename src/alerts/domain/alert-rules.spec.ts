@@ -1,0 +1,67 @@
+import type { OrbitEvent } from '../../events/domain/orbit-event.js';
+import { alertEventsOf, chosenEvent, failingAfter, mayAlert } from './alert-rules.js';
+
+function event(type: OrbitEvent['type'], retryQueued = false, cause: string | null = null): OrbitEvent {
+  return {
+    seq: 1,
+    type,
+    at: new Date(0),
+    jobId: 'j',
+    executionId: 'e',
+    from: 'RUNNING',
+    to: type.replace('execution.', '').toUpperCase(),
+    attempt: 1,
+    trigger: 'MANUAL',
+    exitCode: null,
+    errorMessage: null,
+    workerId: null,
+    retryQueued,
+    cause,
+  };
+}
+
+describe('alert rules', () => {
+  it('a failure with a retry queued is only an attempt_failed; without, failed first', () => {
+    expect(alertEventsOf(event('execution.failed', true), false)).toEqual(['attempt_failed']);
+    expect(alertEventsOf(event('execution.failed'), false)).toEqual(['failed', 'attempt_failed']);
+  });
+
+  it('a failure whose worker was lost is worker_lost first, by its cause, not its message', () => {
+    expect(alertEventsOf(event('execution.failed', false, 'worker_lost'), false)).toEqual([
+      'worker_lost',
+      'failed',
+      'attempt_failed',
+    ]);
+    expect(alertEventsOf(event('execution.failed', true, 'worker_lost'), false)).toEqual([
+      'worker_lost',
+      'attempt_failed',
+    ]);
+    expect(alertEventsOf(event('execution.failed', false, 'timeout'), false)).toEqual(['failed', 'attempt_failed']);
+  });
+
+  it('a success after a failure for good is recovered first; otherwise succeeded only', () => {
+    expect(alertEventsOf(event('execution.succeeded'), true)).toEqual(['recovered', 'succeeded']);
+    expect(alertEventsOf(event('execution.succeeded'), false)).toEqual(['succeeded']);
+  });
+
+  it.each(['execution.queued', 'execution.running', 'execution.cancelled', 'job.updated'] as const)(
+    '%s alerts on nothing',
+    (type) => {
+      expect(mayAlert(event(type))).toBe(false);
+      expect(alertEventsOf(event(type), true)).toEqual([]);
+    },
+  );
+
+  it('the failing state: set by a failure for good, kept by a retried one and a cancel, cleared by a success', () => {
+    expect(failingAfter(event('execution.failed'), false)).toBe(true);
+    expect(failingAfter(event('execution.failed', true), false)).toBe(false);
+    expect(failingAfter(event('execution.cancelled'), true)).toBe(true);
+    expect(failingAfter(event('execution.succeeded'), true)).toBe(false);
+  });
+
+  it('a channel gets the most telling event it asked for, once', () => {
+    expect(chosenEvent(['failed', 'attempt_failed'], ['attempt_failed', 'failed'])).toBe('failed');
+    expect(chosenEvent(['failed', 'attempt_failed'], ['attempt_failed'])).toBe('attempt_failed');
+    expect(chosenEvent(['succeeded'], ['failed'])).toBeNull();
+  });
+});

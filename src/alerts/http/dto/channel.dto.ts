@@ -1,0 +1,104 @@
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsArray, IsIn, IsObject, IsOptional, IsString, ValidateIf, ValidateNested } from 'class-validator';
+import { ALERT_EVENTS, DEFAULT_ALERT_ON } from '../../../jobs/domain/job-alerts.js';
+import type { AlertEvent } from '../../../jobs/domain/job-alerts.js';
+import { CHANNEL_TYPES } from '../../domain/channel.js';
+import type { Channel, ChannelType } from '../../domain/channel.js';
+
+export class AllJobsDto {
+  @ApiPropertyOptional({ enum: ALERT_EVENTS, isArray: true, default: DEFAULT_ALERT_ON })
+  @IsOptional()
+  @IsArray()
+  @IsIn(ALERT_EVENTS, { each: true })
+  on?: AlertEvent[];
+}
+
+/** Shapes only: the channel's rules are the domain's. */
+export class CreateChannelDto {
+  @ApiProperty({ example: 'ops-webhook', description: 'Unique; what jobs name in their alerts' })
+  @IsString()
+  name!: string;
+
+  @ApiProperty({ enum: CHANNEL_TYPES, example: 'webhook' })
+  @IsIn(CHANNEL_TYPES)
+  type!: ChannelType;
+
+  @ApiPropertyOptional({
+    example: 'https://ops.example.com/orbit-alerts',
+    description:
+      'webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed)',
+  })
+  @IsOptional()
+  @IsString()
+  url?: string;
+
+  @ApiPropertyOptional({
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    description: 'webhook: the Standard Webhooks signing secret (whsec_ + base64); write-only',
+    writeOnly: true,
+  })
+  @IsOptional()
+  @IsString()
+  secret?: string;
+
+  @ApiPropertyOptional({ example: ['oncall@example.com'], type: [String], description: 'email: the recipients' })
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
+  to?: string[];
+
+  @ApiPropertyOptional({
+    type: AllJobsDto,
+    nullable: true,
+    description: 'Set: the channel applies to every job on these events; null: only to the jobs that name it',
+  })
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsObject()
+  @ValidateNested()
+  @Type(() => AllJobsDto)
+  allJobs?: AllJobsDto | null;
+}
+
+export class UpdateChannelDto extends PartialType(CreateChannelDto) {}
+
+export class ChannelResponse {
+  @ApiProperty({ format: 'uuid' })
+  id!: string;
+  @ApiProperty({ example: 'ops-webhook' })
+  name!: string;
+  @ApiProperty({ enum: CHANNEL_TYPES })
+  type!: string;
+  @ApiProperty({
+    example: { url: 'https://ops.example.com/orbit-alerts', hasSecret: true },
+    description:
+      "webhook: url and hasSecret; slack: the URL's origin only (its path is the secret); email: to. Secrets are never answered",
+  })
+  settings!: Record<string, unknown>;
+  @ApiProperty({ type: AllJobsDto, nullable: true })
+  allJobs!: { on: AlertEvent[] } | null;
+  @ApiProperty({ example: '2026-12-01T10:00:00.000Z' })
+  createdAt!: string;
+  @ApiProperty({ example: '2026-12-01T10:00:00.000Z' })
+  updatedAt!: string;
+
+  static from(channel: Channel): ChannelResponse {
+    return {
+      id: channel.id,
+      name: channel.name,
+      type: channel.type,
+      settings: channel.publicSettings(),
+      allJobs: channel.allJobsOn ? { on: channel.allJobsOn } : null,
+      createdAt: channel.createdAt.toISOString(),
+      updatedAt: channel.updatedAt.toISOString(),
+    };
+  }
+}
+
+export class ChannelPageResponse {
+  @ApiProperty({ type: [ChannelResponse] })
+  items!: ChannelResponse[];
+  @ApiProperty({ type: String, nullable: true, example: null })
+  nextCursor!: string | null;
+}

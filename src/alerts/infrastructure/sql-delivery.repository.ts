@@ -1,0 +1,154 @@
+import { Injectable } from '@nestjs/common';
+import { Page, PageRequest, toPage } from '../../shared/application/page.js';
+import { Database } from '../../shared/infrastructure/database.js';
+import {
+  AttemptResult,
+  DeliveryFilter,
+  DeliveryRepository,
+  DeliveryView,
+  NewDelivery,
+} from '../application/delivery.repository.js';
+import { AttemptOutcome, ClaimedDelivery, DeliveryAttempt } from '../domain/delivery.js';
+
+/** The claim: the attempt counter moves on and the next attempt past the lease, in one statement. */
+const CLAIM = (which: string) => `
+  UPDATE deliveries d SET attempts = d.attempts + 1, next_attempt_at = $2::timestamptz + $3 * interval '1 millisecond'
+    FROM (SELECT id FROM deliveries WHERE status = 'PENDING' AND ${which} FOR UPDATE SKIP LOCKED) due
+   WHERE d.id = due.id
+  RETURNING d.id, d.channel_id AS "channelId", d.event, d.payload, d.attempts AS attempt, d.give_up_at AS "giveUpAt"`;
+const CLAIM_DUE = CLAIM(`next_attempt_at <= $2 ORDER BY next_attempt_at LIMIT $1`);
+const CLAIM_ONE = CLAIM(`id = $1`);
+
+const VIEW = `
+  SELECT d.id, d.channel_id AS "channelId", c.name AS "channelName", d.event, d.job_id AS "jobId",
+         d.execution_id AS "executionId", d.status, d.created_at AS "createdAt", d.finished_at AS "finishedAt",
+         CASE WHEN d.status = 'PENDING' THEN d.next_attempt_at END AS "nextAttemptAt",
+         coalesce((SELECT json_agg(json_build_object('attempt', a.attempt, 'at', a.at, 'httpStatus', a.http_status,
+                    'smtpResponse', a.smtp_response, 'error', a.error, 'latencyMs', a.latency_ms) ORDER BY a.attempt)
+                     FROM delivery_attempts a WHERE a.delivery_id = d.id), '[]') AS attempts
+    FROM deliveries d JOIN channels c ON c.id = d.channel_id`;
+
+type ViewRow = Omit<DeliveryView, 'attempts'> & {
+  attempts: Array<Omit<DeliveryAttempt, 'at' | 'ok'> & { at: string }>;
+};
+
+const toView = (row: ViewRow): DeliveryView => ({
+  ...row,
+  attempts: row.attempts.map((a) => ({
+    ...a,
+    at: new Date(a.at),
+    ok: a.httpStatus !== null ? a.httpStatus >= 200 && a.httpStatus < 300 : a.error === null,
+  })),
+});
+
+@Injectable()
+export class SqlDeliveryRepository extends DeliveryRepository {
+  constructor(private readonly db: Database) {
+    super();
+  }
+
+  async insertAll(deliveries: readonly NewDelivery[]): Promise<void> {
+    if (deliveries.length === 0) return;
+    await this.db.rows(
+      `INSERT INTO deliveries (id, channel_id, event_seq, event, job_id, execution_id, payload, status,
+                               next_attempt_at, give_up_at, created_at)
+       SELECT v.id, v.channel_id, v.event_seq, v.event, v.job_id, v.execution_id, v.payload, 'PENDING',
+              v.created_at, v.give_up_at, v.created_at
+         FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::uuid[], $6::uuid[], $7::jsonb[],
+                     $8::timestamptz[], $9::timestamptz[])
+           AS v (id, channel_id, event_seq, event, job_id, execution_id, payload, give_up_at, created_at)
+       ON CONFLICT (event_seq, channel_id) DO NOTHING`,
+      [
+        deliveries.map((d) => d.id),
+        deliveries.map((d) => d.channelId),
+        deliveries.map((d) => d.eventSeq),
+        deliveries.map((d) => d.event),
+        deliveries.map((d) => d.jobId),
+        deliveries.map((d) => d.executionId),
+        deliveries.map((d) => JSON.stringify(d.payload)),
+        deliveries.map((d) => d.giveUpAt),
+        deliveries.map((d) => d.createdAt),
+      ],
+    );
+  }
+
+  claimDue(now: Date, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
+    return this.db.rows<ClaimedDelivery>(CLAIM_DUE, [limit, now, leaseMs]);
+  }
+
+  async claim(id: string, now: Date, leaseMs: number): Promise<ClaimedDelivery | null> {
+    const [row] = await this.db.rows<ClaimedDelivery>(CLAIM_ONE, [id, now, leaseMs]);
+    return row ?? null;
+  }
+
+  async recordAttempt(
+    delivery: ClaimedDelivery,
+    at: Date,
+    outcome: AttemptOutcome,
+    result: AttemptResult,
+  ): Promise<void> {
+    await this.db.run(async () => {
+      await this.db.rows(
+        `INSERT INTO delivery_attempts (delivery_id, attempt, at, http_status, smtp_response, error, latency_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+        [delivery.id, delivery.attempt, at, outcome.httpStatus, outcome.smtpResponse, outcome.error, outcome.latencyMs],
+      );
+      // another node claimed it since (this one was too slow): its attempt decides
+      await this.db.rows(
+        `UPDATE deliveries SET status = $3, next_attempt_at = coalesce($4, next_attempt_at),
+                finished_at = CASE WHEN $3 = 'PENDING' THEN NULL ELSE $5::timestamptz END
+          WHERE id = $1 AND attempts = $2 AND status = 'PENDING'`,
+        [delivery.id, delivery.attempt, result.status, result.nextAttemptAt, at],
+      );
+    });
+  }
+
+  async nextDue(): Promise<Date | null> {
+    const [row] = await this.db.rows<{ next: Date | null }>(
+      `SELECT min(next_attempt_at) AS next FROM deliveries WHERE status = 'PENDING'`,
+    );
+    return row?.next ?? null;
+  }
+
+  async findById(id: string): Promise<DeliveryView | null> {
+    const [row] = await this.db.rows<ViewRow>(`${VIEW} WHERE d.id = $1`, [id]);
+    return row ? toView(row) : null;
+  }
+
+  async list(filter: DeliveryFilter, page: PageRequest): Promise<Page<DeliveryView>> {
+    const rows = await this.db.rows<ViewRow>(
+      `${VIEW}
+        WHERE ($1::uuid IS NULL OR d.channel_id = $1) AND ($2::uuid IS NULL OR d.job_id = $2)
+          AND ($3::text IS NULL OR d.status = $3)
+          AND ($4::timestamptz IS NULL OR (d.created_at, d.id) < ($4, $5::uuid))
+        ORDER BY d.created_at DESC, d.id DESC LIMIT $6`,
+      [
+        filter.channelId ?? null,
+        filter.jobId ?? null,
+        filter.status ?? null,
+        page.cursor?.createdAt ?? null,
+        page.cursor?.id ?? null,
+        page.limit + 1,
+      ],
+    );
+    return toPage(rows.map(toView), page.limit);
+  }
+
+  async failingStates(jobIds: readonly string[]): Promise<Map<string, boolean>> {
+    const rows = await this.db.rows<{ jobId: string; failing: boolean }>(
+      `SELECT job_id AS "jobId", failing FROM alert_job_states WHERE job_id = ANY ($1::uuid[])`,
+      [jobIds],
+    );
+    return new Map(rows.map((row) => [row.jobId, row.failing]));
+  }
+
+  async saveFailingStates(states: ReadonlyMap<string, boolean>, now: Date): Promise<void> {
+    if (states.size === 0) return;
+    await this.db.rows(
+      `INSERT INTO alert_job_states (job_id, failing, updated_at)
+       SELECT v.job_id, v.failing, $3 FROM unnest($1::uuid[], $2::boolean[]) AS v (job_id, failing)
+       ON CONFLICT (job_id) DO UPDATE SET failing = excluded.failing, updated_at = excluded.updated_at`,
+      [[...states.keys()], [...states.values()], now],
+    );
+  }
+}

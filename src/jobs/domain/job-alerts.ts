@@ -1,0 +1,67 @@
+import { InvalidArgumentError } from '../../shared/domain/domain-errors.js';
+
+/**
+ * What an alert may be sent on. `late`, `long_running` and `missed` (they need a watcher of
+ * slots and running times, not only the event stream) are still to come.
+ */
+export const ALERT_EVENTS = ['failed', 'attempt_failed', 'recovered', 'succeeded', 'worker_lost'] as const;
+export type AlertEvent = (typeof ALERT_EVENTS)[number];
+
+/** A rule without `on` alerts on failures for good only. */
+export const DEFAULT_ALERT_ON: readonly AlertEvent[] = ['failed'];
+
+export const ALERT_LIMITS = { rulesPerJob: 20, channelNameMaxLength: 200 } as const;
+
+/** One of a job's alert rules: send to the channel named `channel` on the events `on`. */
+export interface JobAlert {
+  channel: string;
+  on: AlertEvent[];
+}
+
+/** A rule as a caller writes it: `on` may be left to its default. */
+export type JobAlertInput = Pick<JobAlert, 'channel'> & Partial<Pick<JobAlert, 'on'>>;
+
+/** The events of `on` (its default when absent), each once, or a 400 naming `field`. */
+export function alertEventsOf(value: unknown, field: string): AlertEvent[] {
+  if (value === undefined) return [...DEFAULT_ALERT_ON];
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new InvalidArgumentError(`${field} must be a non-empty list of ${ALERT_EVENTS.join(', ')}`, field);
+  }
+  for (const event of value) {
+    if (!ALERT_EVENTS.includes(event as AlertEvent)) {
+      throw new InvalidArgumentError(
+        `${field} must hold only ${ALERT_EVENTS.join(', ')}, got '${String(event)}'`,
+        field,
+      );
+    }
+  }
+  return [...new Set(value as AlertEvent[])];
+}
+
+/** A job's rules, checked for shape: whether each channel exists is the alerts module's to say. */
+export function jobAlertsOf(value: unknown): JobAlert[] {
+  if (!Array.isArray(value)) throw new InvalidArgumentError('alerts must be a list of { channel, on }', 'alerts');
+  if (value.length > ALERT_LIMITS.rulesPerJob) {
+    throw new InvalidArgumentError(`alerts must have at most ${ALERT_LIMITS.rulesPerJob} rules`, 'alerts');
+  }
+  const seen = new Set<string>();
+  return value.map((rule: unknown, i) => {
+    const field = `alerts[${i}]`;
+    if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) {
+      throw new InvalidArgumentError(`${field} must be an object { channel, on }`, field);
+    }
+    const { channel, on, ...rest } = rule as Record<string, unknown>;
+    const unknown = Object.keys(rest)[0];
+    if (unknown !== undefined) throw new InvalidArgumentError(`${field}.${unknown} is not a field of an alert`, field);
+    if (typeof channel !== 'string' || channel.trim() === '' || channel.length > ALERT_LIMITS.channelNameMaxLength) {
+      throw new InvalidArgumentError(
+        `${field}.channel must be a channel's name (1 to ${ALERT_LIMITS.channelNameMaxLength} characters)`,
+        `${field}.channel`,
+      );
+    }
+    if (seen.has(channel))
+      throw new InvalidArgumentError(`${field}.channel '${channel}' is named twice`, `${field}.channel`);
+    seen.add(channel);
+    return { channel, on: alertEventsOf(on, `${field}.on`) };
+  });
+}
