@@ -446,6 +446,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List channels, newest first (admin) */
+        get: operations["ChannelsController_list"];
+        put?: never;
+        /** Create a channel: webhook, slack or email (admin) */
+        post: operations["ChannelsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a channel (admin) */
+        get: operations["ChannelsController_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a channel and its deliveries (admin)
+         * @description Refused (409) while the alerts of a job name it.
+         */
+        delete: operations["ChannelsController_remove"];
+        options?: never;
+        head?: never;
+        /**
+         * Change some fields of a channel (admin)
+         * @description The type stays. A secret left out stays as it was. A rename is refused (409) while jobs name the channel.
+         */
+        patch: operations["ChannelsController_update"];
+        trace?: never;
+    };
+    "/channels/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test alert now (admin)
+         * @description Answers the delivery after its first attempt; if that failed, it is retried like any other.
+         */
+        post: operations["ChannelsController_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List alert deliveries, newest first, each with every attempt */
+        get: operations["DeliveriesController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -568,7 +648,7 @@ export interface components {
              * @example job.created
              * @enum {string}
              */
-            action: "job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked";
+            action: "job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested";
             /**
              * Format: uuid
              * @description The job, execution or token
@@ -590,6 +670,24 @@ export interface components {
              *     ]
              */
             runs: string[];
+        };
+        JobAlertDto: {
+            /**
+             * @description The name of a channel (see /channels)
+             * @example ops-webhook
+             */
+            channel: string;
+            /**
+             * @description What to alert on; default: failed (no retry left)
+             * @default [
+             *       "failed"
+             *     ]
+             * @example [
+             *       "failed",
+             *       "recovered"
+             *     ]
+             */
+            on?: ("failed" | "attempt_failed" | "recovered" | "succeeded" | "worker_lost")[];
         };
         CreateJobDto: {
             /**
@@ -641,6 +739,11 @@ export interface components {
              * @enum {string}
              */
             concurrencyPolicy?: "ALLOW" | "FORBID" | "REPLACE";
+            /**
+             * @description Alert rules: each names a channel (unknown names are refused) and the events to send it
+             * @default []
+             */
+            alerts?: components["schemas"]["JobAlertDto"][];
         };
         LastExecutionResponse: {
             /**
@@ -689,6 +792,8 @@ export interface components {
              * @enum {string}
              */
             concurrencyPolicy: "ALLOW" | "FORBID" | "REPLACE";
+            /** @description Alert rules, each with its events */
+            alerts: components["schemas"]["JobAlertDto"][];
             /**
              * @description Next slot; null while disabled
              * @example 2026-12-01T02:00:00.000Z
@@ -756,6 +861,11 @@ export interface components {
              * @enum {string}
              */
             concurrencyPolicy?: "ALLOW" | "FORBID" | "REPLACE";
+            /**
+             * @description Alert rules: each names a channel (unknown names are refused) and the events to send it
+             * @default []
+             */
+            alerts?: components["schemas"]["JobAlertDto"][];
         };
         ExecutionCountsResponse: {
             /** @example 0 */
@@ -965,6 +1075,158 @@ export interface components {
              * @example 4211
              */
             nextAfter: number;
+        };
+        AllJobsDto: {
+            /**
+             * @default [
+             *       "failed"
+             *     ]
+             */
+            on?: ("failed" | "attempt_failed" | "recovered" | "succeeded" | "worker_lost")[];
+        };
+        CreateChannelDto: {
+            /**
+             * @description Unique; what jobs name in their alerts
+             * @example ops-webhook
+             */
+            name: string;
+            /**
+             * @example webhook
+             * @enum {string}
+             */
+            type: "webhook" | "slack" | "email";
+            /**
+             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed)
+             * @example https://ops.example.com/orbit-alerts
+             */
+            url?: string;
+            /**
+             * @description webhook: the Standard Webhooks signing secret (whsec_ + base64); write-only
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret?: string;
+            /**
+             * @description email: the recipients
+             * @example [
+             *       "oncall@example.com"
+             *     ]
+             */
+            to?: string[];
+            /** @description Set: the channel applies to every job on these events; null: only to the jobs that name it */
+            allJobs?: components["schemas"]["AllJobsDto"] | null;
+        };
+        ChannelResponse: {
+            /** Format: uuid */
+            id: string;
+            /** @example ops-webhook */
+            name: string;
+            /** @enum {string} */
+            type: "webhook" | "slack" | "email";
+            /**
+             * @description webhook: url and hasSecret; slack: the URL's origin only (its path is the secret); email: to. Secrets are never answered
+             * @example {
+             *       "url": "https://ops.example.com/orbit-alerts",
+             *       "hasSecret": true
+             *     }
+             */
+            settings: Record<string, never>;
+            allJobs: components["schemas"]["AllJobsDto"] | null;
+            /** @example 2026-12-01T10:00:00.000Z */
+            createdAt: string;
+            /** @example 2026-12-01T10:00:00.000Z */
+            updatedAt: string;
+        };
+        ChannelPageResponse: {
+            items: components["schemas"]["ChannelResponse"][];
+            /** @example null */
+            nextCursor: string | null;
+        };
+        UpdateChannelDto: {
+            /**
+             * @description Unique; what jobs name in their alerts
+             * @example ops-webhook
+             */
+            name?: string;
+            /**
+             * @example webhook
+             * @enum {string}
+             */
+            type?: "webhook" | "slack" | "email";
+            /**
+             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed)
+             * @example https://ops.example.com/orbit-alerts
+             */
+            url?: string;
+            /**
+             * @description webhook: the Standard Webhooks signing secret (whsec_ + base64); write-only
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret?: string;
+            /**
+             * @description email: the recipients
+             * @example [
+             *       "oncall@example.com"
+             *     ]
+             */
+            to?: string[];
+            /** @description Set: the channel applies to every job on these events; null: only to the jobs that name it */
+            allJobs?: components["schemas"]["AllJobsDto"] | null;
+        };
+        DeliveryAttemptResponse: {
+            /** @example 1 */
+            attempt: number;
+            /** @example 2026-12-01T10:00:01.000Z */
+            at: string;
+            /**
+             * @description webhook and slack: the answer's status
+             * @example 200
+             */
+            httpStatus: number | null;
+            /**
+             * @description email: the SMTP server's answer
+             * @example null
+             */
+            smtpResponse: string | null;
+            /**
+             * @description Why it failed
+             * @example null
+             */
+            error: string | null;
+            /** @example 42 */
+            latencyMs: number;
+        };
+        DeliveryResponse: {
+            /**
+             * Format: uuid
+             * @description Also the webhook-id (msg_<id>), the same on every retry
+             */
+            id: string;
+            /** Format: uuid */
+            channelId: string;
+            /** @example ops-webhook */
+            channelName: string;
+            /** @enum {string} */
+            event: "failed" | "attempt_failed" | "recovered" | "succeeded" | "worker_lost" | "test";
+            /** Format: uuid */
+            jobId: string | null;
+            /** Format: uuid */
+            executionId: string | null;
+            /**
+             * @description PENDING until delivered, or FAILED once retries ran out
+             * @enum {string}
+             */
+            status: "PENDING" | "DELIVERED" | "FAILED";
+            /** @example 2026-12-01T10:00:00.000Z */
+            createdAt: string;
+            finishedAt: string | null;
+            /** @description PENDING: when the next attempt is due */
+            nextAttemptAt: string | null;
+            attempts: components["schemas"]["DeliveryAttemptResponse"][];
+        };
+        DeliveryPageResponse: {
+            items: components["schemas"]["DeliveryResponse"][];
+            /** @example null */
+            nextCursor: string | null;
         };
     };
     responses: never;
@@ -2687,6 +2949,484 @@ export interface operations {
                      *     data: {"seq":4211,"type":"execution.failed","at":"2026-11-30T10:00:01.250Z","jobId":"0b7d4c1e-3f4a-4f43-9a53-6a1f2f1f5a10","executionId":"5c3b0c55-9f8e-4a51-8f0e-2b1f7f7e2a11","from":"RUNNING","to":"FAILED","attempt":1,"trigger":"SCHEDULE","exitCode":1,"errorMessage":"Command exited with code 1","workerId":"host-a:4242:1f2e","retryQueued":true}
                      */
                     "text/event-stream": string;
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token in the last minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ChannelsController_list: {
+        parameters: {
+            query?: {
+                /** @description Items per page */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page, with the same filters */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelPageResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token in the last minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ChannelsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateChannelDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Illegal transition, duplicate name, or a concurrent change (the message says which) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token in the last minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ChannelsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token in the last minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ChannelsController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Illegal transition, duplicate name, or a concurrent change (the message says which) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token in the last minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ChannelsController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateChannelDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Illegal transition, duplicate name, or a concurrent change (the message says which) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token in the last minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ChannelsController_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token in the last minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    DeliveriesController_list: {
+        parameters: {
+            query?: {
+                /** @description Items per page */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page, with the same filters */
+                cursor?: string;
+                /** @description Only this channel's */
+                channel?: string;
+                /** @description Only this job's */
+                jobId?: string;
+                status?: "PENDING" | "DELIVERED" | "FAILED";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryPageResponse"];
                 };
             };
             /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
