@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { JOB_LIMITS } from '../src/jobs/domain/job.js';
+import { API_TAGS } from '../src/http-app.js';
 import { ORBIT_VERSION } from '../src/shared/orbit-version.js';
 import { createTestApp, TestApp } from './support/test-app.js';
 import { JOB_FIELDS } from './support/contract.js';
@@ -11,6 +12,7 @@ interface Operation {
 }
 interface OpenApi {
   openapi: string;
+  tags: Array<{ name: string }>;
   info: { version: string };
   paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
@@ -151,6 +153,16 @@ describe('the API documentation', () => {
         default: JOB_LIMITS.timeoutSeconds.default,
       },
     });
+  });
+
+  it('lists the tags with jobs and executions first, and every tag an endpoint uses among them', () => {
+    const listed = doc.tags.map((tag) => tag.name);
+    expect(listed.slice(0, 2)).toEqual(['jobs', 'executions']);
+    const used = Object.values(doc.paths).flatMap((ops) =>
+      Object.values(ops).flatMap((op) => (op as { tags?: string[] }).tags ?? []),
+    );
+    expect([...new Set(used)].filter((tag) => !listed.includes(tag))).toEqual([]);
+    expect(listed).toEqual(API_TAGS.map(([name]) => name));
   });
 
   it("states package.json's version", () => {
