@@ -3,7 +3,7 @@ import { JOB_LIMITS } from '../src/jobs/domain/job.js';
 import { API_TAGS } from '../src/http-app.js';
 import { ORBIT_VERSION } from '../src/shared/orbit-version.js';
 import { createTestApp, TestApp } from './support/test-app.js';
-import { JOB_FIELDS } from './support/contract.js';
+import { EVENT_FIELDS, JOB_FIELDS } from './support/contract.js';
 
 interface Operation {
   responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>;
@@ -106,23 +106,7 @@ describe('the API documentation', () => {
     const page = op('get', '/events').responses['200']?.content?.['application/json']?.schema?.$ref;
     const items = doc.components.schemas[schemaName(page)]?.properties?.items as { items?: { $ref?: string } };
     const properties = Object.keys(doc.components.schemas[schemaName(items.items?.$ref)]?.properties ?? {});
-    expect(properties.sort()).toEqual(
-      [
-        'seq',
-        'type',
-        'at',
-        'jobId',
-        'executionId',
-        'from',
-        'to',
-        'attempt',
-        'trigger',
-        'exitCode',
-        'errorMessage',
-        'workerId',
-        'retryQueued',
-      ].sort(),
-    );
+    expect(properties.sort()).toEqual([...EVENT_FIELDS].sort());
     const stream = op('get', '/events/stream');
     expect(Object.keys(stream.responses['200']?.content ?? {})).toEqual(['text/event-stream']);
     expect((stream.parameters ?? []).map((p) => p.name)).toEqual(expect.arrayContaining(['after', 'Last-Event-ID']));

@@ -1,24 +1,9 @@
 import request from 'supertest';
 import { EVENT_TYPES } from '../../src/events/domain/orbit-event.js';
 import { EXECUTION_STATUSES } from '../../src/executions/domain/execution-status.js';
+import { EVENT_FIELDS } from '../support/contract.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import type { Body } from './support.js';
-
-const EVENT_FIELDS = [
-  'seq',
-  'type',
-  'at',
-  'jobId',
-  'executionId',
-  'from',
-  'to',
-  'attempt',
-  'trigger',
-  'exitCode',
-  'errorMessage',
-  'workerId',
-  'retryQueued',
-];
 
 describe('GET /events', () => {
   let t: TestApp;

@@ -16,3 +16,20 @@ export const JOB_FIELDS = [
   'createdAt',
   'updatedAt',
 ].sort();
+
+/** The fields of an event as GET /events answers it, in their order: shared by the events and Swagger tests. */
+export const EVENT_FIELDS = [
+  'seq',
+  'type',
+  'at',
+  'jobId',
+  'executionId',
+  'from',
+  'to',
+  'attempt',
+  'trigger',
+  'exitCode',
+  'errorMessage',
+  'workerId',
+  'retryQueued',
+];
