@@ -32,4 +32,7 @@ export const EVENT_FIELDS = [
   'errorMessage',
   'workerId',
   'retryQueued',
+  'cause',
+  'slot',
+  'detail',
 ];

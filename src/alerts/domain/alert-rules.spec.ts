@@ -17,6 +17,8 @@ function event(type: OrbitEvent['type'], retryQueued = false, cause: string | nu
     workerId: null,
     retryQueued,
     cause,
+    slot: null,
+    detail: null,
   };
 }
 

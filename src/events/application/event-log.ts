@@ -1,6 +1,6 @@
-import { OrbitEvent } from '../domain/orbit-event.js';
+import { AppendedEvent, OrbitEvent } from '../domain/orbit-event.js';
 
-/** Reads the stream of events. Persistence port of the events module. */
+/** Reads the stream of events, and appends what no row change records. Persistence port of the events module. */
 export abstract class EventLog {
   /**
    * Up to `limit` events with a seq above `after`, in order. Never answers an event beyond a gap
@@ -10,4 +10,6 @@ export abstract class EventLog {
   abstract readAfter(after: number, limit: number): Promise<OrbitEvent[]>;
   /** The seq of the newest event (0 when there is none), once the transactions open at the call have ended. */
   abstract latestSeq(): Promise<number>;
+  /** Appends events, in the caller's transaction when there is one (so they commit with what decided them). */
+  abstract append(events: AppendedEvent[]): Promise<void>;
 }

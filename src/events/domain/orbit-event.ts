@@ -10,7 +10,22 @@ export const EXECUTION_EVENT_TYPES = [
 /** A job's changes; pausing is turning `enabled` off (the schedule stops), resuming turning it on. */
 export const JOB_EVENT_TYPES = ['job.created', 'job.updated', 'job.paused', 'job.resumed', 'job.deleted'] as const;
 
-export const EVENT_TYPES = [...EXECUTION_EVENT_TYPES, ...JOB_EVENT_TYPES] as const;
+/**
+ * A slot's fate when it did not fire as planned: skipped by FORBID (`detail.activeExecutionId`
+ * ran then), missed while no scheduler ran (`detail`: the policy and the missed slots), or late
+ * (no run had started `lateAfterSeconds` after it). Their writers append them.
+ */
+export const SLOT_EVENT_TYPES = ['slot.skipped', 'slot.missed', 'slot.late'] as const;
+
+/** Notices about a run that are not a status change: still running past `maxDurationSeconds`. */
+export const EXECUTION_NOTICE_TYPES = ['execution.long_running'] as const;
+
+export const EVENT_TYPES = [
+  ...EXECUTION_EVENT_TYPES,
+  ...JOB_EVENT_TYPES,
+  ...SLOT_EVENT_TYPES,
+  ...EXECUTION_NOTICE_TYPES,
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
@@ -36,4 +51,12 @@ export interface OrbitEvent {
   cause: string | null;
   /** A FAILED execution whose retry was queued in the same transaction: true "will retry", false "failed for good". */
   retryQueued: boolean;
+  /** The schedule slot a slot event is about; else null. */
+  slot: Date | null;
+  /** What an appended event's type adds (see SLOT_EVENT_TYPES); else null. */
+  detail: Record<string, unknown> | null;
 }
+
+/** An event a writer appends itself (the database's triggers write the status changes). */
+export type AppendedEvent = Pick<OrbitEvent, 'type' | 'at' | 'jobId'> &
+  Partial<Pick<OrbitEvent, 'executionId' | 'attempt' | 'workerId' | 'slot' | 'detail'>>;

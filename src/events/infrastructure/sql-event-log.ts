@@ -1,14 +1,24 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Database } from '../../shared/infrastructure/database.js';
 import { EventLog } from '../application/event-log.js';
-import { OrbitEvent } from '../domain/orbit-event.js';
+import { AppendedEvent, OrbitEvent } from '../domain/orbit-event.js';
+import { EVENTS_CHANNEL } from './pg-event-listener.js';
 
 /** The columns of an event row, named as OrbitEvent's fields. */
 const SELECTED = `seq, type, at, job_id AS "jobId", execution_id AS "executionId", from_status AS "from",
   to_status AS "to", attempt, trigger, exit_code AS "exitCode", error_message AS "errorMessage",
-  worker_id AS "workerId", retry_queued AS "retryQueued", cause`;
+  worker_id AS "workerId", retry_queued AS "retryQueued", cause, slot, detail`;
 
 const AFTER = `SELECT ${SELECTED} FROM events WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3`;
+
+/** One statement for any number of events, which wakes the listeners as the triggers' events do (at commit). */
+const APPEND = `
+  WITH appended AS (
+    INSERT INTO events (type, at, job_id, execution_id, attempt, worker_id, slot, detail)
+    SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::uuid[], $4::uuid[], $5::int[], $6::text[],
+                         $7::timestamptz[], $8::jsonb[])
+    RETURNING 1)
+  SELECT pg_notify('${EVENTS_CHANNEL}', '') FROM (SELECT 1 FROM appended LIMIT 1) AS any_appended`;
 
 /** Other sessions' transactions that hold an id, so may have written (each holds a lock on its own id). */
 const OPEN_TRANSACTIONS = `
@@ -58,6 +68,21 @@ export class SqlEventLog extends EventLog {
     const [row] = await this.db.rows<{ seq: string }>(`SELECT coalesce(max(seq), 0) AS seq FROM events`);
     await this.openTransactionsEnded();
     return Number(row?.seq ?? 0);
+  }
+
+  async append(events: AppendedEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const column = <T>(value: (e: AppendedEvent) => T) => events.map(value);
+    await this.db.rows(APPEND, [
+      column((e) => e.type),
+      column((e) => e.at),
+      column((e) => e.jobId),
+      column((e) => e.executionId ?? null),
+      column((e) => e.attempt ?? null),
+      column((e) => e.workerId ?? null),
+      column((e) => e.slot ?? null),
+      column((e) => (e.detail ? JSON.stringify(e.detail) : null)),
+    ]);
   }
 
   private async read(after: number, upTo: string, limit: number): Promise<OrbitEvent[]> {

@@ -1017,7 +1017,7 @@ export interface components {
              * @example execution.failed
              * @enum {string}
              */
-            type: "execution.queued" | "execution.running" | "execution.succeeded" | "execution.failed" | "execution.cancelled" | "job.created" | "job.updated" | "job.paused" | "job.resumed" | "job.deleted";
+            type: "execution.queued" | "execution.running" | "execution.succeeded" | "execution.failed" | "execution.cancelled" | "job.created" | "job.updated" | "job.paused" | "job.resumed" | "job.deleted" | "slot.skipped" | "slot.missed" | "slot.late" | "execution.long_running";
             /**
              * @description The change's own instant: the execution's createdAt, startedAt or finishedAt; the job's updatedAt or deletion time
              * @example 2026-11-30T10:00:01.250Z
@@ -1067,6 +1067,26 @@ export interface components {
              * @example true
              */
             retryQueued: boolean;
+            /**
+             * @description On execution.failed, when its writer knew more than the message: timeout or worker_lost
+             * @example timeout
+             */
+            cause: string | null;
+            /**
+             * @description On slot events (slot.skipped, slot.missed, slot.late): the schedule slot
+             * @example 2026-11-30T10:00:00.000Z
+             */
+            slot: string | null;
+            /**
+             * @description What an appended event adds: on slot.skipped the run that was active; on slot.missed the policy and the missed slots; on slot.late and execution.long_running the limit that passed
+             * @example {
+             *       "activeExecutionId": "7f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b",
+             *       "activeStatus": "RUNNING"
+             *     }
+             */
+            detail: {
+                [key: string]: unknown;
+            } | null;
         };
         EventPageResponse: {
             items: components["schemas"]["EventResponse"][];

@@ -49,6 +49,29 @@ export class EventResponse {
       'On execution.failed: true when a retry was queued with the failure ("will retry"), false for a final failure',
   })
   retryQueued!: boolean;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'timeout',
+    description: 'On execution.failed, when its writer knew more than the message: timeout or worker_lost',
+  })
+  cause!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '2026-11-30T10:00:00.000Z',
+    description: 'On slot events (slot.skipped, slot.missed, slot.late): the schedule slot',
+  })
+  slot!: string | null;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    example: { activeExecutionId: '7f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b', activeStatus: 'RUNNING' },
+    description:
+      'What an appended event adds: on slot.skipped the run that was active; on slot.missed the policy and the missed slots; on slot.late and execution.long_running the limit that passed',
+  })
+  detail!: Record<string, unknown> | null;
 
   static from(e: OrbitEvent): EventResponse {
     return {
@@ -65,6 +88,9 @@ export class EventResponse {
       errorMessage: e.errorMessage,
       workerId: e.workerId,
       retryQueued: e.retryQueued,
+      cause: e.cause,
+      slot: e.slot ? isoTime(e.slot) : null,
+      detail: e.detail,
     };
   }
 }
