@@ -3,8 +3,9 @@
  * process spawning the same commands in the same run; and how soon an idle worker starts a
  * manual run.
  */
+import { combined, CpuSample, describeCpu, perExecution, postgresTree, workerTree } from './cpu.js';
 import {
-  bareNodeRate,
+  bareNode,
   Bench,
   clearExecutions,
   createJob,
@@ -31,7 +32,12 @@ interface BurstResult {
   seconds: number;
   succeeded: number;
   failed: number;
+  /** CPU ms per execution: the worker processes, their spawners, PostgreSQL, the commands. */
+  cpuMs: CpuSample;
 }
+
+/** How cpu.ts's parts are called for Orbit. */
+export const ORBIT_CPU_PARTS = { helpers: 'spawner' };
 
 interface Variant {
   label: string;
@@ -60,10 +66,12 @@ export async function runBurst(bench: Bench): Promise<void> {
   try {
     for (const variant of VARIANTS) {
       log(`burst: bare Node, ${burst} × /bin/sh -c true at concurrency ${variant.reference}`);
-      const reference = await bareNodeRate(burst, variant.reference);
+      const bare = await bareNode(burst, variant.reference);
+      const reference = bare.perSecond;
       log(`burst: bare Node ${perSecond(reference)}; now Orbit, ${variant.label}`);
       const result = await burstOnce(bench, jobId, variant.workers);
       log(`burst: Orbit ${perSecond(result.perSecond)} (${result.seconds.toFixed(1)} s, ${result.failed} failed)`);
+      log(`burst: CPU per execution, Orbit ${describeCpu(result.cpuMs, ORBIT_CPU_PARTS)}`);
       const share = result.perSecond / reference;
       bench.report.figure(variant.key, {
         workers: variant.workers,
@@ -74,11 +82,13 @@ export async function runBurst(bench: Bench): Promise<void> {
         failed: result.failed,
         bareNodePerSecond: reference,
         bareNodeConcurrency: variant.reference,
+        cpuMsPerExecution: { orbit: result.cpuMs, bareNode: bare.cpuMs },
         ratio: share,
         ...(variant.target ? { target: `>= ${BURST_TARGET_RATIO}`, met: share >= BURST_TARGET_RATIO } : {}),
       });
       if (variant.workers.length === 1 && variant.workers[0] === 8) {
         bench.burstRates = { orbitC8: result.perSecond, bareC8: reference };
+        bench.burstCpuMs = result.cpuMs;
       }
       bench.report.add({
         scenario: 'burst',
@@ -89,6 +99,13 @@ export async function runBurst(bench: Bench): Promise<void> {
           : `report; bare Node c${variant.reference} ${perSecond(reference)}`,
         ratio: ratio(share),
         verdict: variant.target ? verdict(share >= BURST_TARGET_RATIO && result.failed === 0) : 'info',
+      });
+      bench.report.add({
+        scenario: 'burst',
+        measure: `… CPU per execution, ${variant.label}`,
+        figure: describeCpu(result.cpuMs, ORBIT_CPU_PARTS),
+        target: `report; bare Node c${variant.reference}: node ${bare.cpuMs.worker.toFixed(2)} ms (commands ${bare.cpuMs.commands.toFixed(2)} ms)`,
+        verdict: 'info',
       });
     }
   } finally {
@@ -109,17 +126,20 @@ async function burstOnce(bench: Bench, jobId: string, concurrencies: number[]): 
   );
   try {
     await sleep(500); // let the workers' first claim passes and LISTENs settle
+    const cpu = combined(await postgresTree(bench.db), ...workers.map((worker) => workerTree(worker.pid)));
+    const cpuBefore = cpu();
     const begin = Date.now();
     await enqueue(bench.db, jobId, burst);
     bench.executionsRun += burst;
     await until('the burst to finish', async () => (await unfinished(bench.db)) === 0, 60_000 + burst * 200);
+    const cpuMs = perExecution(cpuBefore, cpu(), burst);
     const { rows } = await bench.db.query<{ last: Date; succeeded: number; failed: number }>(
       `SELECT max(finished_at) AS last, count(*) FILTER (WHERE status = 'SUCCEEDED')::int AS succeeded,
               count(*) FILTER (WHERE status <> 'SUCCEEDED')::int AS failed
          FROM executions`,
     );
     const seconds = (rows[0]!.last.getTime() - begin) / 1000;
-    return { perSecond: burst / seconds, seconds, succeeded: rows[0]!.succeeded, failed: rows[0]!.failed };
+    return { perSecond: burst / seconds, seconds, succeeded: rows[0]!.succeeded, failed: rows[0]!.failed, cpuMs };
   } finally {
     await Promise.all(workers.map((worker) => worker.stop()));
     await clearExecutions(bench.db);

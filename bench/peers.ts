@@ -11,7 +11,8 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeWorkerUtils } from 'graphile-worker';
 import PgBoss from 'pg-boss';
-import { LATENCY_SPACING_MS, LATENCY_WARM_UP_RUNS } from './burst.js';
+import { LATENCY_SPACING_MS, LATENCY_WARM_UP_RUNS, ORBIT_CPU_PARTS } from './burst.js';
+import { combined, CpuSample, describeCpu, perExecution, postgresTree, workerTree } from './cpu.js';
 import {
   bareNodeRate,
   Bench,
@@ -26,9 +27,12 @@ import {
   sleep,
   tail,
   until,
+  verdict,
 } from './support.js';
 
 const CONCURRENCY = 8;
+/** Issue 21, target 1: Orbit's CPU per execution beside the commands, at most this share of graphile-worker's. */
+const CPU_TARGET_SHARE = 0.7;
 /** The task (graphile-worker) or queue (pg-boss) name the peers run peer-handler.mjs for. */
 const TASK = 'bench-true';
 
@@ -131,6 +135,8 @@ interface PeerBurst {
   firstStartMs: number;
   succeeded: number;
   failed: number;
+  /** CPU ms per job: the peer's worker process, PostgreSQL, the commands (cpu.ts). */
+  cpuMs: CpuSample;
 }
 
 interface PeerLatency {
@@ -169,6 +175,8 @@ export async function runPeers(bench: Bench): Promise<void> {
 interface OrbitFigures {
   /** Orbit's burst at 1 worker, concurrency 8, if the burst scenario ran. */
   c8PerSecond: number | null;
+  /** Its CPU per execution, by part, likewise. */
+  c8CpuMs: CpuSample | null;
   bareNodeC8PerSecond: number;
   idleLatencyMs: { p50: number; p99: number } | null;
 }
@@ -184,6 +192,7 @@ async function orbitFigures(bench: Bench): Promise<OrbitFigures> {
   }
   return {
     c8PerSecond: bench.burstRates.orbitC8 ?? null,
+    c8CpuMs: bench.burstCpuMs ?? null,
     bareNodeC8PerSecond: bare,
     idleLatencyMs: bench.idleLatencyMs ?? null,
   };
@@ -209,6 +218,19 @@ function reportPeer(
         : `Orbit c${CONCURRENCY} ${perSecond(orbit.c8PerSecond)} (this run); ${bare}`,
     ratio: ratio(burst.perSecond / (orbit.c8PerSecond ?? orbit.bareNodeC8PerSecond)),
     verdict: 'info',
+  });
+  // the target is set against graphile-worker; pg-boss's figure is reported
+  const orbitCpu = peer.name === 'graphile-worker' ? orbit.c8CpuMs : null;
+  const cpuShare = orbitCpu ? orbitCpu.besideCommands! / burst.cpuMs.besideCommands! : NaN;
+  bench.report.add({
+    scenario: 'peers',
+    measure: `${peer.name}: CPU per job in that burst, beside the commands`,
+    figure: describeCpu(burst.cpuMs),
+    target: orbitCpu
+      ? `Orbit c${CONCURRENCY} ${describeCpu(orbitCpu, ORBIT_CPU_PARTS)} ≤ ${CPU_TARGET_SHARE} × this`
+      : 'report',
+    ratio: ratio(cpuShare),
+    verdict: orbitCpu ? verdict(cpuShare <= CPU_TARGET_SHARE) : 'info',
   });
   const { latency: l, unfinishedAhead: ahead } = latency;
   bench.report.add({
@@ -239,9 +261,12 @@ async function peerBurst(bench: Bench, peer: Peer): Promise<PeerBurst> {
   try {
     await sleep(500); // as for Orbit: the worker's first polls and LISTEN settle
     const payloads = Array.from({ length: burst }, (_, n) => ({ tag: 'burst', n }));
+    const cpu = combined(await postgresTree(bench.db), workerTree(worker.pid));
+    const cpuBefore = cpu();
     const begin = Date.now();
     await producer.addMany(payloads);
     const runs = await finished(bench, peer, worker, 'burst', burst, 60_000 + burst * 200);
+    const cpuMs = perExecution(cpuBefore, cpu(), burst);
     // the same span as Orbit's: from the queueing to the last end (here the handler's, after its command exited)
     const last = Math.max(...runs.map((run) => run.endedAt));
     const seconds = (last - begin) / 1000;
@@ -252,6 +277,7 @@ async function peerBurst(bench: Bench, peer: Peer): Promise<PeerBurst> {
       firstStartMs: Math.min(...runs.map((run) => run.startedAt)) - begin,
       succeeded: runs.length - failed,
       failed,
+      cpuMs,
     };
   } finally {
     await producer.close();
@@ -343,6 +369,7 @@ async function finished(
 
 interface PeerProcess {
   name: string;
+  pid: number;
   logFile: string;
   exited(): boolean;
   /** The runs its handlers ended since the last report. */
@@ -388,6 +415,7 @@ async function startPeer(bench: Bench, peer: Peer, name: string): Promise<PeerPr
   );
   const process_: PeerProcess = {
     name,
+    pid: child.pid!,
     logFile,
     exited: () => exitCode !== undefined,
     report: async () => {

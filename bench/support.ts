@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type pg from 'pg';
+import type { CpuSample } from './cpu.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SPAWN_REFERENCE = join(ROOT, 'bench/spawn-reference.mjs');
@@ -104,6 +105,8 @@ export interface Bench {
   workersStarted: number;
   /** Burst rates measured earlier in the run (per second), for the herd's drain and the peers. */
   burstRates: { orbitC8?: number; bareC8?: number };
+  /** Orbit's CPU ms per execution in the c8 burst, by part (see cpu.ts), for the peers beside it. */
+  burstCpuMs?: CpuSample;
   /** Orbit's idle latency measured earlier in the run (ms), for the peers beside it. */
   idleLatencyMs?: { p50: number; p99: number };
 }
@@ -265,11 +268,20 @@ export function problemsIn(file: string): { warnings: number; errors: number; sa
 
 const execFileAsync = promisify(execFile);
 
-/** How many `/bin/sh -c true` a bare Node process completes per second at this concurrency. */
-export async function bareNodeRate(total: number, concurrency: number): Promise<number> {
-  const { stdout } = await execFileAsync(process.execPath, [SPAWN_REFERENCE, String(total), String(concurrency)]);
-  return (JSON.parse(stdout) as { perSecond: number }).perSecond;
+export interface BareNode {
+  perSecond: number;
+  /** CPU ms per command: the Node process's own (`worker`) and the commands'. */
+  cpuMs: { worker: number; commands: number };
 }
+
+/** How many `/bin/sh -c true` a bare Node process completes per second at this concurrency, and at what CPU cost. */
+export async function bareNode(total: number, concurrency: number): Promise<BareNode> {
+  const { stdout } = await execFileAsync(process.execPath, [SPAWN_REFERENCE, String(total), String(concurrency)]);
+  return JSON.parse(stdout) as BareNode;
+}
+
+export const bareNodeRate = async (total: number, concurrency: number): Promise<number> =>
+  (await bareNode(total, concurrency)).perSecond;
 
 // ---------------------------------------------------------------------------------------------
 // SQL

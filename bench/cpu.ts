@@ -1,0 +1,118 @@
+/**
+ * Issue 21, target 1: CPU time per execution, split by who spent it, read from /proc (Linux). A
+ * process's `cutime`/`cstime` hold what its exited children spent, so a tree's time is its live
+ * processes' own time plus what they reaped: a PostgreSQL backend that exits, or a command that a
+ * spawner reaps, is counted once, in the span it ran. Peers are measured the same way.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import pg from 'pg';
+
+/** Clock ticks per second of /proc's times (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+interface ProcStat {
+  pid: number;
+  ppid: number;
+  /** The executable's name (`node`, `sh`, `postgres`). */
+  name: string;
+  /** utime + stime, in ticks. */
+  own: number;
+  /** cutime + cstime: what its waited-for children spent, in ticks. */
+  reaped: number;
+}
+
+function stat(pid: number): ProcStat | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // the command name may hold spaces and parentheses: the fields follow the last ')'
+    const end = text.lastIndexOf(')');
+    const fields = text.slice(end + 2).split(' ');
+    return {
+      pid,
+      ppid: Number(fields[1]),
+      name: text.slice(text.indexOf('(') + 1, end),
+      own: Number(fields[11]) + Number(fields[12]),
+      reaped: Number(fields[13]) + Number(fields[14]),
+    };
+  } catch {
+    return null; // it exited meanwhile
+  }
+}
+
+function processes(): ProcStat[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map((entry) => stat(Number(entry)))
+    .filter((s): s is ProcStat => s !== null);
+}
+
+/** CPU milliseconds spent so far, by part. */
+export type CpuSample = Record<string, number>;
+
+const ms = (ticks: number) => (ticks * 1000) / TICKS_PER_SECOND;
+
+/**
+ * A worker process as the bench starts it: its own time (`worker`), its Node children's (Orbit's
+ * spawner: `helpers`), and the commands: every other process below it, and all the tree reaped
+ * (a spawner that exits would be counted there too; the worker's log tells when one restarts).
+ */
+export function workerTree(pid: number): () => CpuSample {
+  return () => {
+    const all = processes();
+    const below = new Map<number, ProcStat[]>();
+    for (const p of all) below.set(p.ppid, [...(below.get(p.ppid) ?? []), p]);
+    const sample = { worker: 0, helpers: 0, commands: 0 };
+    const visit = (p: ProcStat, depth: number) => {
+      const command = p.name !== 'node';
+      if (command) sample.commands += ms(p.own);
+      else sample[depth === 0 ? 'worker' : 'helpers'] += ms(p.own);
+      sample.commands += ms(p.reaped);
+      for (const child of below.get(p.pid) ?? []) visit(child, depth + 1);
+    };
+    const root = all.find((p) => p.pid === pid);
+    if (root) visit(root, 0);
+    return sample;
+  };
+}
+
+/** The whole PostgreSQL server: the postmaster, its live processes, and the backends that exited. */
+export async function postgresTree(db: pg.Client): Promise<() => CpuSample> {
+  const { rows } = await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  const postmaster = stat(rows[0]!.pid)?.ppid;
+  if (postmaster === undefined) throw new Error('cannot find the PostgreSQL postmaster in /proc');
+  return () => {
+    const all = processes();
+    const root = all.find((p) => p.pid === postmaster);
+    const ticks =
+      (root ? root.own + root.reaped : 0) + all.filter((p) => p.ppid === postmaster).reduce((sum, p) => sum + p.own, 0);
+    return { postgres: ms(ticks) };
+  };
+}
+
+/** Samples several trees at once, summing the parts they share (two workers' `worker`, say). */
+export function combined(...trees: (() => CpuSample)[]): () => CpuSample {
+  return () => {
+    const sum: CpuSample = {};
+    for (const sample of trees.map((tree) => tree())) {
+      for (const [part, value] of Object.entries(sample)) sum[part] = (sum[part] ?? 0) + value;
+    }
+    return sum;
+  };
+}
+
+/** CPU milliseconds per execution, by part, between two samples; `besideCommands` sums every part but the commands. */
+export function perExecution(before: CpuSample, after: CpuSample, executions: number): CpuSample {
+  const split: CpuSample = {};
+  for (const part of Object.keys(after)) split[part] = ((after[part] ?? 0) - (before[part] ?? 0)) / executions;
+  split.besideCommands = Object.entries(split)
+    .filter(([part]) => part !== 'commands')
+    .reduce((sum, [, value]) => sum + value, 0);
+  return split;
+}
+
+/** `worker 0.62 + spawner 0.31 + postgres 0.55 = 1.48 ms (commands 1.10 ms)` */
+export function describeCpu(split: CpuSample, names: Record<string, string> = {}): string {
+  const parts = Object.keys(split).filter((part) => part !== 'commands' && part !== 'besideCommands');
+  const sum = parts.map((part) => `${names[part] ?? part} ${split[part]!.toFixed(2)}`).join(' + ');
+  return `${sum} = ${split.besideCommands!.toFixed(2)} ms (commands ${(split.commands ?? 0).toFixed(2)} ms)`;
+}
