@@ -19,6 +19,8 @@ export const MODULE_GRAPH = {
   postgres: ['shared', 'config', 'jobs', 'executions'],
   dashboard: ['shared'],
   alerts: ['shared', 'config', 'auth', 'jobs', 'executions', 'events'],
+  apply: ['shared', 'auth', 'jobs', 'alerts'],
+  cli: [],
 };
 
 /** Every module that reaches `target` through the graph, each with its path there. */

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AlertsModule } from './alerts/alerts.module.js';
+import { ApplyModule } from './apply/apply.module.js';
 import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { AuthGuard } from './auth/http/auth.guard.js';
@@ -31,6 +32,7 @@ export class AppModule {
         ExecutionsModule,
         EventsModule,
         AlertsModule,
+        ApplyModule,
         ...(config.role === 'api' ? [] : [RuntimeModule]),
       ],
       providers: [

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { ORBIT_FILE_SCHEMA_PATH, orbitFileSchema } from './apply/http/orbit-file-schema.js';
 import { OrbitConfig } from './config/orbit-config.js';
 import { DASHBOARD_HEADERS, DASHBOARD_PREFIX, serveDashboard } from './dashboard/serve-dashboard.js';
 import { RequestLog } from './observability/http/request-log.js';
@@ -17,6 +18,7 @@ export const API_TAGS: ReadonlyArray<readonly [string, string]> = [
   ['executions', 'Every run of a job, its lifecycle and its output'],
   ['events', 'Every state change, in order'],
   ['alerts', 'Channels and the deliveries of alerts'],
+  ['apply', 'Jobs as code: an orbit file applied in one transaction'],
   ['workers', 'The worker processes'],
   ['tokens', 'API tokens and who the caller is'],
   ['audit', 'Who changed what'],
@@ -65,8 +67,8 @@ const headersFor = (url: string) =>
 /**
  * What every HTTP app gets, in production and in tests alike: a request log line per request,
  * security headers, strict validation, CORS only for configured origins, Swagger UI with its
- * Authorize button for bearer tokens, and the dashboard under /ui/. (No ETag and no
- * X-Powered-By: Fastify sends neither.)
+ * Authorize button for bearer tokens, the JSON Schema of orbit files, and the dashboard under
+ * /ui/. (No ETag and no X-Powered-By: Fastify sends neither.)
  */
 export function configureHttp(app: NestFastifyApplication): NestFastifyApplication {
   const config = app.get(OrbitConfig);
@@ -93,6 +95,8 @@ export function configureHttp(app: NestFastifyApplication): NestFastifyApplicati
   );
   const document = SwaggerModule.createDocument(app, builder.build());
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+  const fileSchema = orbitFileSchema(document);
+  fastify.get(ORBIT_FILE_SCHEMA_PATH, (_request, reply) => reply.send(fileSchema));
   serveDashboard(fastify);
   return app;
 }

@@ -252,6 +252,24 @@ const ENDPOINTS: Endpoint[] = [
     success: 200,
     target: () => Promise.resolve({ path: '/workers' }),
   },
+  {
+    method: 'post',
+    route: '/apply',
+    min: 'admin',
+    success: 200,
+    target: () =>
+      Promise.resolve({
+        path: '/apply',
+        body: { file: { jobs: { applied: { command: 'echo hi', cronExpression: '0 3 * * *' } } }, dryRun: true },
+      }),
+  },
+  {
+    method: 'get',
+    route: '/orbit-file',
+    min: 'admin',
+    success: 200,
+    target: () => Promise.resolve({ path: '/orbit-file' }),
+  },
 ];
 
 /** Reachable without any token: health checks, for load balancers and orchestrators. */

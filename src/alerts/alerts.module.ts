@@ -33,6 +33,7 @@ import { SqlDeliveryRepository } from './infrastructure/sql-delivery.repository.
     { provide: AlertSender, useClass: ChannelSender },
     { provide: TargetPolicy, useClass: DnsTargetPolicy },
   ],
+  exports: [ChannelsService],
 })
 export class AlertsModule {
   /** The jobs module checks the channels its jobs name through this module's directory. */

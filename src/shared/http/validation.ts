@@ -11,7 +11,7 @@ export function validationPipe(): ValidationPipe {
   });
 }
 
-function flatten(errors: ValidationError[], prefix = ''): string[] {
+export function flatten(errors: ValidationError[], prefix = ''): string[] {
   return errors.flatMap((error) => {
     const path = prefix ? `${prefix}.${error.property}` : error.property;
     const own = Object.entries(error.constraints ?? {}).map(([rule, message]) => {

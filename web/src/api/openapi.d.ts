@@ -526,6 +526,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make Orbit match an orbit file, in one transaction (admin)
+         * @description Creates and updates the channels and jobs the file names (the jobs take the defaults for the fields they leave out) and, with prune, deletes the jobs an earlier apply created that it no longer names. Answers the plan. All or nothing: a refused entry is a 400 (or 409) naming it and its field, and nothing is changed. dryRun answers the same plan, with the same refusals, and changes nothing. The schema of the file: GET /schemas/orbit-file.json.
+         */
+        post: operations["ApplyController_apply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orbit-file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The channels and jobs as an orbit file (admin: it describes the channels)
+         * @description What POST /apply takes, and would leave unchanged. Jobs list the fields that differ from the defaults; channels' secrets are never answered: they are ${ORBIT_CHANNEL_<NAME>_SECRET} (or _URL) placeholders.
+         */
+        get: operations["ApplyController_current"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -648,7 +688,7 @@ export interface components {
              * @example job.created
              * @enum {string}
              */
-            action: "job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested";
+            action: "job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied";
             /**
              * Format: uuid
              * @description The job, execution or token
@@ -1247,6 +1287,147 @@ export interface components {
             items: components["schemas"]["DeliveryResponse"][];
             /** @example null */
             nextCursor: string | null;
+        };
+        JobEntryDto: {
+            /**
+             * @description Run with /bin/sh -c; at most 8 KiB
+             * @example /usr/local/bin/backup.sh --full
+             */
+            command: string;
+            /**
+             * @description 5 fields, 6 fields (seconds first) or @yearly, @monthly, @weekly, @daily, @hourly
+             * @example 0 3 * * *
+             */
+            cronExpression: string;
+            /**
+             * @description IANA time zone of the schedule
+             * @default UTC
+             * @example Europe/Berlin
+             */
+            timezone?: string;
+            /**
+             * @default 0
+             * @example 2
+             */
+            maxRetries?: number;
+            /**
+             * @default 3600
+             * @example 600
+             */
+            timeoutSeconds?: number;
+            /**
+             * @description Whether the schedule fires
+             * @default true
+             * @example true
+             */
+            enabled?: boolean;
+            /**
+             * @description Slots missed while no scheduler ran: RUN_ONCE fires the most recent one on recovery, SKIP none
+             * @default RUN_ONCE
+             * @enum {string}
+             */
+            misfirePolicy?: "RUN_ONCE" | "SKIP";
+            /**
+             * @description A fire while an earlier execution is queued or running: ALLOW it, FORBID (skip) it, or REPLACE the earlier one
+             * @default ALLOW
+             * @enum {string}
+             */
+            concurrencyPolicy?: "ALLOW" | "FORBID" | "REPLACE";
+            /**
+             * @description Alert rules: each names a channel (unknown names are refused) and the events to send it
+             * @default []
+             */
+            alerts?: components["schemas"]["JobAlertDto"][];
+        };
+        ChannelEntryDto: {
+            /**
+             * @example webhook
+             * @enum {string}
+             */
+            type: "webhook" | "slack" | "email";
+            /**
+             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed)
+             * @example https://ops.example.com/orbit-alerts
+             */
+            url?: string;
+            /**
+             * @description webhook: the Standard Webhooks signing secret (whsec_ + base64); write-only
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret?: string;
+            /**
+             * @description email: the recipients
+             * @example [
+             *       "oncall@example.com"
+             *     ]
+             */
+            to?: string[];
+            /** @description Set: the channel applies to every job on these events; null: only to the jobs that name it */
+            allJobs?: components["schemas"]["AllJobsDto"] | null;
+        };
+        OrbitFileDto: {
+            /** @description The alert channels the jobs name, by name; applied first, never pruned */
+            channels?: {
+                [key: string]: components["schemas"]["ChannelEntryDto"];
+            };
+            /** @description The jobs, by name */
+            jobs?: {
+                [key: string]: components["schemas"]["JobEntryDto"];
+            };
+        };
+        ApplyRequestDto: {
+            /** @description The desired state: an orbit file, as JSON */
+            file: components["schemas"]["OrbitFileDto"];
+            /**
+             * @description Answer the plan and change nothing
+             * @default false
+             */
+            dryRun?: boolean;
+            /**
+             * @description Also delete the jobs an earlier apply created or adopted that the file no longer names
+             * @default false
+             */
+            prune?: boolean;
+        };
+        FieldChangeResponse: {
+            /** @example cronExpression */
+            field: string;
+            /**
+             * @description Any JSON value; secrets show as "(secret)"
+             * @example 0 3 * * *
+             */
+            from: Record<string, never> | null;
+            /**
+             * @description Any JSON value; secrets show as "(secret)"
+             * @example 0 4 * * *
+             */
+            to: Record<string, never> | null;
+        };
+        PlanItemResponse: {
+            /**
+             * @description The section of the file
+             * @example jobs
+             */
+            section: string;
+            /** @example nightly-backup */
+            name: string;
+            /**
+             * @description adopt: a job made by other means that this apply takes over (prune may delete it later)
+             * @example update
+             * @enum {string}
+             */
+            action: "create" | "update" | "adopt" | "unchanged" | "delete";
+            /** @description What an update changes; empty otherwise */
+            changes: components["schemas"]["FieldChangeResponse"][];
+        };
+        ApplyResponse: {
+            /**
+             * @description true: nothing was changed
+             * @example false
+             */
+            dryRun: boolean;
+            /** @description In the order applied: channels, then jobs, then deletions */
+            items: components["schemas"]["PlanItemResponse"][];
         };
     };
     responses: never;
@@ -3456,6 +3637,120 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token in the last minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ApplyController_apply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApplyRequestDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApplyResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Illegal transition, duplicate name, or a concurrent change (the message says which) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token in the last minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ApplyController_current: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrbitFileDto"];
                 };
             };
             /** @description No bearer token, or an unknown or revoked one */

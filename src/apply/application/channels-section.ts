@@ -1,0 +1,89 @@
+import { Injectable } from '@nestjs/common';
+import { ChannelsService } from '../../alerts/application/channels.service.js';
+import { Channel, ChannelInput } from '../../alerts/domain/channel.js';
+import { Clock } from '../../shared/domain/clock.js';
+import { ApplySection, changedFields, forEntry, PlanItem, uniqueNames } from './plan.js';
+
+/** A channel of the file: every field of POST /channels but the name, which is its key. */
+type ChannelEntry = Omit<ChannelInput, 'name'>;
+
+/** What a plan shows of a secret: whether there is one. */
+const SECRET_SHOWN = '(secret)';
+
+/**
+ * The channels the file's jobs alert to, applied before the jobs so that their rules find
+ * them. The file is the whole channel: a webhook without `secret` has none. Channels are
+ * never pruned (jobs the file does not name may alert to them).
+ */
+@Injectable()
+export class ChannelsSection extends ApplySection {
+  readonly key = 'channels';
+
+  constructor(
+    private readonly channels: ChannelsService,
+    private readonly clock: Clock,
+  ) {
+    super();
+  }
+
+  async apply(entries: Readonly<Record<string, ChannelEntry>>): Promise<PlanItem[]> {
+    uniqueNames(this.key, Object.keys(entries));
+    const stored = new Map((await this.channels.all()).map((channel) => [channel.name, channel]));
+    const items: PlanItem[] = [];
+    for (const [key, entry] of Object.entries(entries)) {
+      items.push(
+        await forEntry(this.key, key, async () => {
+          const input: ChannelInput = {
+            allJobs: null,
+            ...(entry.type === 'webhook' ? { secret: null } : {}),
+            ...entry,
+            name: key,
+          };
+          const channel = stored.get(key.trim());
+          if (!channel) {
+            const created = await this.channels.create(input);
+            return { section: this.key, name: created.name, action: 'create', changes: [] };
+          }
+          const desired = Channel.restore(channel.toProps());
+          desired.update(input, this.clock.now());
+          const changes = changedFields(comparable(channel), comparable(desired)).map((change) =>
+            change.field === 'secret'
+              ? { field: 'secret', from: change.from && SECRET_SHOWN, to: change.to && SECRET_SHOWN }
+              : change,
+          );
+          if (changes.length > 0) await this.channels.update(channel.id, input);
+          return {
+            section: this.key,
+            name: channel.name,
+            action: changes.length > 0 ? 'update' : 'unchanged',
+            changes,
+          };
+        }),
+      );
+    }
+    return items;
+  }
+
+  /** Secrets are never answered: the file gets `${ORBIT_CHANNEL_<NAME>_SECRET}` (or `_URL`) for the CLI to fill in. */
+  async current(): Promise<Record<string, object>> {
+    const channels = (await this.channels.all()).sort((a, b) => a.name.localeCompare(b.name));
+    return Object.fromEntries(
+      channels.map((channel) => {
+        const variable = `ORBIT_CHANNEL_${channel.name.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}`;
+        const settings = channel.settings;
+        const fields =
+          settings.type === 'webhook'
+            ? { url: settings.url, ...(settings.secret !== null ? { secret: `\${${variable}_SECRET}` } : {}) }
+            : settings.type === 'slack'
+              ? { url: `\${${variable}_URL}` }
+              : { to: settings.to };
+        const allJobs = channel.allJobsOn ? { allJobs: { on: channel.allJobsOn } } : {};
+        return [channel.name, { type: settings.type, ...fields, ...allJobs }];
+      }),
+    );
+  }
+}
+
+function comparable(channel: Channel): object {
+  return { ...channel.settings, allJobs: channel.allJobsOn };
+}

@@ -1,0 +1,95 @@
+import { Injectable } from '@nestjs/common';
+import { decodeCursor } from '../../shared/application/page.js';
+import { Clock } from '../../shared/domain/clock.js';
+import { JobsService } from '../../jobs/application/jobs.service.js';
+import { Job, JobSettings, NewJob } from '../../jobs/domain/job.js';
+import { AppliedJobs } from './applied-jobs.js';
+import { ApplySection, changedFields, forEntry, PlanItem, uniqueNames } from './plan.js';
+
+const PAGE = 500;
+
+/** A job of the file: every setting but the name, which is its key. */
+type JobEntry = Omit<NewJob, 'name'>;
+
+/**
+ * The jobs of the file, by name. A job's settings are what the file says, the domain's
+ * defaults for what it leaves out: the same rules as POST /jobs, so a field added there is a
+ * field of the file.
+ */
+@Injectable()
+export class JobsSection extends ApplySection {
+  readonly key = 'jobs';
+
+  constructor(
+    private readonly jobs: JobsService,
+    private readonly applied: AppliedJobs,
+    private readonly clock: Clock,
+  ) {
+    super();
+  }
+
+  async apply(entries: Readonly<Record<string, JobEntry>>, prune: boolean): Promise<PlanItem[]> {
+    uniqueNames(this.key, Object.keys(entries));
+    const stored = new Map((await this.all()).map((job) => [job.name, job]));
+    const managed = await this.applied.ids();
+    const items: PlanItem[] = [];
+    const named = new Set<string>();
+    for (const [key, entry] of Object.entries(entries)) {
+      items.push(
+        await forEntry(this.key, key, async () => {
+          const desired = Job.create({ ...entry, name: key }, this.clock.now()).settings();
+          named.add(desired.name);
+          const job = stored.get(desired.name);
+          if (!job) {
+            await this.applied.mark((await this.jobs.create(desired)).id);
+            return { section: this.key, name: desired.name, action: 'create', changes: [] };
+          }
+          const changes = changedFields(job.settings(), desired);
+          if (changes.length > 0) await this.jobs.update(job.id, desired);
+          const adopted = !managed.has(job.id);
+          if (adopted) await this.applied.mark(job.id);
+          const action = adopted ? 'adopt' : changes.length > 0 ? 'update' : 'unchanged';
+          return { section: this.key, name: desired.name, action, changes };
+        }),
+      );
+    }
+    if (prune) {
+      for (const job of stored.values()) {
+        if (named.has(job.name) || !managed.has(job.id)) continue;
+        await forEntry(this.key, job.name, () => this.jobs.remove(job.id));
+        await this.applied.unmark(job.id);
+        items.push({ section: this.key, name: job.name, action: 'delete', changes: [] });
+      }
+    }
+    return items;
+  }
+
+  /** Each job with the settings that differ from the defaults (name, command and schedule always). */
+  async current(): Promise<Record<string, object>> {
+    const defaults: Partial<JobSettings> = Job.create(
+      { name: 'defaults', command: 'true', cronExpression: '@daily' },
+      this.clock.now(),
+    ).settings();
+    const always = new Set(['command', 'cronExpression']);
+    const jobs = (await this.all()).sort((a, b) => a.name.localeCompare(b.name));
+    return Object.fromEntries(
+      jobs.map((job) => {
+        const { name, ...settings } = job.settings();
+        const kept = changedFields(defaults, settings).map((change) => change.field);
+        const fields = Object.entries(settings).filter(([field]) => always.has(field) || kept.includes(field));
+        return [name, Object.fromEntries(fields)];
+      }),
+    );
+  }
+
+  private async all(): Promise<Job[]> {
+    const jobs: Job[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await this.jobs.list({}, { limit: PAGE, cursor: cursor ? decodeCursor(cursor) : undefined });
+      jobs.push(...page.items);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return jobs;
+  }
+}

@@ -1,0 +1,66 @@
+import { isDeepStrictEqual } from 'node:util';
+import { ConflictError, InvalidArgumentError } from '../../shared/domain/domain-errors.js';
+
+/**
+ * What an apply does to one entry: `adopt` takes over a job made by other means (from then on
+ * `--prune` may delete it), with its changes if any.
+ */
+export const PLAN_ACTIONS = ['create', 'update', 'adopt', 'unchanged', 'delete'] as const;
+export type PlanAction = (typeof PLAN_ACTIONS)[number];
+
+export interface FieldChange {
+  field: string;
+  from: unknown;
+  to: unknown;
+}
+
+export interface PlanItem {
+  /** The section of the file: `channels`, `jobs`. */
+  section: string;
+  name: string;
+  action: PlanAction;
+  /** The fields an update changes; empty for the other actions. */
+  changes: FieldChange[];
+}
+
+/** One section of an orbit file: the resources of one kind, by name. */
+export abstract class ApplySection {
+  /** Its key in the file; sections apply in the order of ApplyService's list. */
+  abstract readonly key: string;
+  /** Makes the stored resources match `entries` (validated shapes, by name) and says what it did. */
+  abstract apply(entries: Readonly<Record<string, object>>, prune: boolean): Promise<PlanItem[]>;
+  /** The stored resources as entries of the file, by name: what applies back unchanged. */
+  abstract current(): Promise<Record<string, object>>;
+}
+
+/** The fields whose values differ between two settings (stored JSON keeps no key order), in the order of `to`'s keys. */
+export function changedFields(from: object, to: object): FieldChange[] {
+  const before = from as Record<string, unknown>;
+  return Object.entries(to as Record<string, unknown>)
+    .filter(([field, value]) => !isDeepStrictEqual(before[field] ?? null, value ?? null))
+    .map(([field, value]) => ({ field, from: before[field] ?? null, to: value }));
+}
+
+/** Runs the work of one entry; a refusal names the entry: `jobs.nightly: cronExpression …`. */
+export async function forEntry<T>(section: string, name: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    const where = `${section}.${name}`;
+    if (error instanceof InvalidArgumentError) {
+      throw new InvalidArgumentError(`${where}: ${error.message}`, `${where}${error.field ? `.${error.field}` : ''}`);
+    }
+    if (error instanceof ConflictError) throw new ConflictError(`${where}: ${error.message}`);
+    throw error;
+  }
+}
+
+/** Each name once: keys that trim to the same name would be one resource written twice. */
+export function uniqueNames(section: string, keys: readonly string[]): void {
+  const seen = new Set<string>();
+  for (const key of keys) {
+    const name = key.trim();
+    if (seen.has(name)) throw new InvalidArgumentError(`${section}.${name}: named twice`, `${section}.${name}`);
+    seen.add(name);
+  }
+}

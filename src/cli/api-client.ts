@@ -1,0 +1,98 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { Settings } from './settings.js';
+
+/** A refusal of the API, or an Orbit that cannot be reached: the message is what the user reads. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+type Query = Record<string, string | number | boolean | undefined>;
+
+/** The REST API, as the one way the command line talks to Orbit. */
+export class ApiClient {
+  constructor(private readonly settings: Settings) {}
+
+  get url(): string {
+    return this.settings.url;
+  }
+
+  get<T>(path: string, query: Query = {}): Promise<T> {
+    return this.request<T>('GET', path, undefined, query);
+  }
+  post<T>(path: string, body: unknown = {}): Promise<T> {
+    return this.request<T>('POST', path, body);
+  }
+  patch<T>(path: string, body: unknown): Promise<T> {
+    return this.request<T>('PATCH', path, body);
+  }
+  delete(path: string): Promise<void> {
+    return this.request<void>('DELETE', path);
+  }
+
+  /** Every item of a paged list, following nextCursor. */
+  async all<T>(path: string, query: Query = {}): Promise<T[]> {
+    const items: T[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.get<{ items: T[]; nextCursor: string | null }>(path, { ...query, limit: 100, cursor });
+      items.push(...page.items);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    return items;
+  }
+
+  /** Server-sent events of `path`, each as it comes, until the server ends the stream. */
+  async *stream(path: string, query: Query = {}): AsyncGenerator<EventSourceMessage> {
+    const response = await this.send('GET', path, undefined, query, 'text/event-stream');
+    const pending: EventSourceMessage[] = [];
+    const parser = createParser({ onEvent: (event) => pending.push(event) });
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+      parser.feed(decoder.decode(chunk, { stream: true }));
+      yield* pending.splice(0);
+    }
+  }
+
+  private async request<T>(method: string, path: string, body?: unknown, query: Query = {}): Promise<T> {
+    const response = await this.send(method, path, body, query, 'application/json');
+    if (response.status === 204) return undefined as T;
+    return (await response.json()) as T;
+  }
+
+  private async send(method: string, path: string, body: unknown, query: Query, accept: string): Promise<Response> {
+    const url = new URL(this.settings.url + path);
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
+    const headers: Record<string, string> = { Accept: accept };
+    if (this.settings.token) headers.Authorization = `Bearer ${this.settings.token}`;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    let response: Response;
+    try {
+      response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      throw new CliError(
+        `Cannot reach Orbit at ${this.settings.url}: ${cause?.code ?? cause?.message ?? String(error)}`,
+      );
+    }
+    if (!response.ok) throw new CliError(await refusal(response), response.status);
+    return response;
+  }
+}
+
+/** The API's own message (its error body), else the status line. */
+async function refusal(response: Response): Promise<string> {
+  const text = await response.text();
+  try {
+    const body = JSON.parse(text) as { message?: unknown };
+    if (typeof body.message === 'string') return body.message;
+    if (Array.isArray(body.message)) return body.message.join('; ');
+  } catch {
+    // not JSON: a proxy's page, say
+  }
+  return `${response.status} ${response.statusText}${text ? `: ${text.slice(0, 200)}` : ''}`;
+}

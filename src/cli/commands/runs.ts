@@ -1,0 +1,128 @@
+import { Command } from 'commander';
+import type { ApiClient } from '../api-client.js';
+import { collectPair, contextOf, findJob } from '../context.js';
+import { pc, printJson, printRecord, printTable, status } from '../output.js';
+
+interface Execution {
+  id: string;
+  jobId: string;
+  status: string;
+  exitCode: number | null;
+  errorMessage: string | null;
+  [field: string]: unknown;
+}
+
+const COLUMNS = ['id', 'jobId', 'status', 'trigger', 'attempt', 'createdAt', 'finishedAt', 'exitCode'];
+
+/** How a run ended, from the `end` frame of its output stream. */
+interface End {
+  status: string;
+  exitCode: number | null;
+}
+
+/**
+ * Prints what the run prints (stdout to stdout, stderr to stderr) as it prints it, until the
+ * run is final; answers how it ended.
+ */
+async function follow(api: ApiClient, id: string): Promise<End> {
+  for await (const frame of api.stream(`/executions/${id}/output/stream`)) {
+    if (frame.event === 'stdout') process.stdout.write(JSON.parse(frame.data) as string);
+    else if (frame.event === 'stderr') process.stderr.write(JSON.parse(frame.data) as string);
+    else if (frame.event === 'truncated') process.stderr.write(pc.dim(`[earlier output was dropped]\n`));
+    else if (frame.event === 'error') throw new Error((JSON.parse(frame.data) as { message: string }).message);
+    else if (frame.event === 'end') return JSON.parse(frame.data) as End;
+  }
+  const execution = await api.get<Execution>(`/executions/${id}`); // the stream ended early (a node shut down)
+  return { status: execution.status, exitCode: execution.exitCode };
+}
+
+/** A run's own exit code, for a CI step to fail with it: 1 when it failed without one (timeout, cancel). */
+function exitCodeOf(end: End): number {
+  if (end.exitCode !== null) return end.exitCode;
+  return end.status === 'SUCCEEDED' ? 0 : 1;
+}
+
+export function runCommand(): Command {
+  return new Command('run')
+    .description('Run a job now')
+    .argument('<job>', 'name or id')
+    .option('--param <NAME=value>', 'a parameter of the run (repeatable)', collectPair)
+    .option('--wait', 'follow its output, then exit with its exit code')
+    .action(async (ref: string, options: { param?: Record<string, string>; wait?: boolean }, command: Command) => {
+      const { api, json } = contextOf(command);
+      const job = await findJob(api, ref);
+      const body = options.param ? { parameters: options.param } : {};
+      const execution = await api.post<Execution>(`/jobs/${job.id}/executions`, body);
+      if (!options.wait) {
+        if (json) printJson(execution);
+        else process.stdout.write(`Queued run ${execution.id} of '${job.name}'\n`);
+        return;
+      }
+      process.stderr.write(pc.dim(`Run ${execution.id} of '${job.name}' queued; following its output\n`));
+      const end = await follow(api, execution.id);
+      const final = await api.get<Execution>(`/executions/${execution.id}`);
+      if (json) printJson(final);
+      const code = exitCodeOf(end);
+      const detail = final.errorMessage ? `: ${final.errorMessage}` : '';
+      process.stderr.write(`Run ${execution.id} ${status(end.status)} (exit code ${end.exitCode ?? '-'})${detail}\n`);
+      process.exitCode = code;
+    });
+}
+
+export function logsCommand(): Command {
+  return new Command('logs')
+    .description('What a run printed')
+    .argument('<run>', 'execution id')
+    .option('-f, --follow', 'follow the live output until the run ends')
+    .action(async (id: string, options: { follow?: boolean }, command: Command) => {
+      const { api, json } = contextOf(command);
+      if (options.follow) {
+        await follow(api, id);
+        return;
+      }
+      const output = await api.get<{ stdout: string; stderr: string; truncated: boolean }>(`/executions/${id}/output`);
+      if (json) return printJson(output);
+      process.stdout.write(output.stdout);
+      process.stderr.write(output.stderr);
+    });
+}
+
+export function runsCommand(): Command {
+  const runs = new Command('runs').description('Executions: every run of a job');
+  runs
+    .command('list')
+    .description('List runs, newest first')
+    .option('--job <job>', 'of this job (name or id)')
+    .option('--status <status>', 'QUEUED, RUNNING, SUCCEEDED, FAILED or CANCELLED')
+    .option('--limit <n>', 'at most this many (1 to 100)', '20')
+    .action(async (options: { job?: string; status?: string; limit: string }, command: Command) => {
+      const { api, json } = contextOf(command);
+      const jobId = options.job ? (await findJob(api, options.job)).id : undefined;
+      const page = await api.get<{ items: Execution[] }>('/executions', {
+        jobId,
+        status: options.status,
+        limit: options.limit,
+      });
+      if (json) printJson(page.items);
+      else printTable(page.items, COLUMNS);
+    });
+  runs
+    .command('get <run>')
+    .description('Show a run')
+    .action(async (id: string, _options: unknown, command: Command) => {
+      const { api, json } = contextOf(command);
+      const execution = await api.get<Execution>(`/executions/${id}`);
+      if (json) printJson(execution);
+      else printRecord(execution);
+    });
+  runs
+    .command('cancel <run>')
+    .description('Cancel a queued or running run')
+    .action(async (id: string, _options: unknown, command: Command) => {
+      const { api, json } = contextOf(command);
+      const execution = await api.post<Execution>(`/executions/${id}/cancel`);
+      if (json) printJson(execution);
+      else process.stdout.write(`Run ${id} is ${status(execution.status)}\n`);
+    });
+  return runs;
+}

@@ -1,0 +1,54 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+/**
+ * Compiles the command line (src/cli/, tsconfig.cli.json) as `npm run build` does, into a
+ * folder of its own beside the project's packages: the tests run what the bin runs, as a
+ * child process, and never an earlier build in dist/. Answers the entry point.
+ */
+export async function buildCli(): Promise<string> {
+  const out = mkdtempSync(join(tmpdir(), 'orbit-cli-'));
+  await promisify(execFile)(
+    process.execPath,
+    [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.cli.json'), '--outDir', out],
+    { cwd: ROOT },
+  );
+  writeFileSync(join(out, 'package.json'), '{ "type": "module" }\n');
+  symlinkSync(join(ROOT, 'node_modules'), join(out, 'node_modules'));
+  return join(out, 'src/cli/orbit.js');
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunningCli {
+  child: ReturnType<typeof spawn>;
+  /** What it printed so far. */
+  stdout(): string;
+  done: Promise<CliResult>;
+}
+
+/** `orbit <args>` as a child process, with its own config folder and no colours. */
+export function startCli(entry: string, args: readonly string[], env: Record<string, string>): RunningCli {
+  const child = spawn(process.execPath, [entry, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: env.HOME ?? tmpdir(), NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const done = new Promise<CliResult>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  return { child, stdout: () => stdout, done };
+}
