@@ -43,10 +43,26 @@ export interface JobProps extends JobSettings {
 /** At most this many slots of one job fire in one scheduler pass; the rest follow in the next. */
 export const MAX_SLOTS_PER_PASS = 100;
 
-/** What a scheduler pass does for a job: the slots to fire, and the slots it lets go as misfires. */
+/**
+ * A misfire counts its slots up to this many (about 0.2 ms a slot in a time zone with DST, so
+ * an outage's recovery stays cheap); a longer episode says so (`countCapped`).
+ */
+export const MISSED_SLOTS_COUNTED = MAX_SLOTS_PER_PASS;
+
+/** The slots of one misfire episode that did not fire: [first, last], `count` of them. */
+export interface Misfire {
+  first: Date;
+  last: Date;
+  /** At least this many when `countCapped`. */
+  count: number;
+  /** true when there were more than MISSED_SLOTS_COUNTED slots. */
+  countCapped: boolean;
+}
+
+/** What a scheduler pass does for a job: the slots to fire, and the slots it lets go as a misfire. */
 export interface FirePlan {
   fire: Date[];
-  missed: number;
+  missed: Misfire | null;
 }
 
 /** The intention: what to run, and when. */
@@ -99,15 +115,16 @@ export class Job {
   dueSlots(now: Date, misfireThresholdMs: number, until: Date = now): FirePlan {
     const first = this.props.nextRunAt;
     const horizon = until > now ? until : now;
-    if (!this.props.enabled || !first || first > horizon) return { fire: [], missed: 0 };
+    if (!this.props.enabled || !first || first > horizon) return { fire: [], missed: null };
     const schedule = this.schedule();
     if (now.getTime() - first.getTime() <= misfireThresholdMs) {
-      return { fire: [first, ...schedule.between(first, horizon, MAX_SLOTS_PER_PASS - 1)], missed: 0 };
+      return { fire: [first, ...schedule.between(first, horizon, MAX_SLOTS_PER_PASS - 1)], missed: null };
     }
     const latest = schedule.latestAtOrBefore(now) ?? first;
-    const missed = schedule.between(first, latest, MAX_SLOTS_PER_PASS).length + 1;
-    if (this.props.misfirePolicy === 'SKIP') return { fire: [], missed };
-    return { fire: [latest], missed: missed - 1 };
+    if (this.props.misfirePolicy === 'SKIP') return { fire: [], missed: misfire(schedule, first, latest) };
+    // slots are whole seconds: the one before `latest` is the latest at or before a second earlier
+    const last = latest > first ? schedule.latestAtOrBefore(new Date(latest.getTime() - 1000)) : null;
+    return { fire: [latest], missed: last ? misfire(schedule, first, last) : null };
   }
 
   schedule(): CronSchedule {
@@ -203,6 +220,13 @@ export class Job {
       alerts: jobAlertsOf(input.alerts),
     };
   }
+}
+
+/** The slots in [first, last], counted up to MISSED_SLOTS_COUNTED (a long outage of a per-second job has millions). */
+function misfire(schedule: CronSchedule, first: Date, last: Date): Misfire {
+  const after = schedule.between(first, last, MISSED_SLOTS_COUNTED);
+  const countCapped = after.length === MISSED_SLOTS_COUNTED && after[after.length - 1]!.getTime() !== last.getTime();
+  return { first, last, count: after.length + 1, countCapped };
 }
 
 function withoutUndefined<T extends object>(value: T): Partial<T> {
