@@ -19,6 +19,7 @@ export const MODULE_GRAPH = {
   postgres: ['shared', 'config', 'jobs', 'executions'],
   dashboard: ['shared'],
   alerts: ['shared', 'config', 'auth', 'jobs', 'executions', 'events'],
+  timeline: ['shared', 'jobs', 'executions', 'events'],
 };
 
 /** Every module that reaches `target` through the graph, each with its path there. */

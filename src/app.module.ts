@@ -14,6 +14,7 @@ import { createRootLogger } from './observability/infrastructure/logging.js';
 import { ObservabilityModule } from './observability/observability.module.js';
 import { RuntimeModule } from './runtime/runtime.module.js';
 import { HttpErrorFilter } from './shared/http/http-error.filter.js';
+import { TimelineModule } from './timeline/timeline.module.js';
 import { WorkersModule } from './workers/workers.module.js';
 
 @Module({})
@@ -31,6 +32,7 @@ export class AppModule {
         ExecutionsModule,
         EventsModule,
         AlertsModule,
+        TimelineModule,
         ...(config.role === 'api' ? [] : [RuntimeModule]),
       ],
       providers: [

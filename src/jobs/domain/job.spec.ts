@@ -50,6 +50,8 @@ describe('Job.create', () => {
       updatedAt: NOW,
       nextRunAt: new Date('2026-01-11T03:00:00.000Z'),
       version: 1,
+      pausedNote: null,
+      resumeAt: null,
     });
   });
 

@@ -86,6 +86,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     const lead = this.config.scheduleLeadMs;
     const horizon = new Date(now.getTime() + lead);
     return this.transactions.run(async () => {
+      await this.resumePlanned(now);
       const due = await this.jobs.lockDue(now, JOBS_PER_PASS, lead);
       const allowed: Execution[] = [];
       const notes: AppendedEvent[] = [];
@@ -106,6 +107,18 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
       await this.events.append(notes);
       return { jobs: due.length, fired };
     });
+  }
+
+  /**
+   * Paused jobs whose resume instant came resume, each by a versioned write (job.resumed, from
+   * the job trigger): before the due jobs are locked, so a slot at that instant fires in this pass.
+   */
+  private async resumePlanned(now: Date): Promise<void> {
+    for (const job of await this.jobs.lockResumable(now, JOBS_PER_PASS)) {
+      job.resumeAsPlanned();
+      await this.jobs.update(job);
+      this.logger.log({ jobId: job.id, msg: `Job ${job.name}: resumed as planned at ${job.updatedAt.toISOString()}` });
+    }
   }
 
   private scheduled(job: Job, slot: Date, now: Date): Execution {

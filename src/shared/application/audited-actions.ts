@@ -11,5 +11,7 @@ export const AUDITED_ACTIONS = [
   'channel.updated',
   'channel.deleted',
   'channel.tested',
+  'job.paused', // timeline
+  'job.resumed', // timeline
 ] as const;
 export type AuditedAction = (typeof AUDITED_ACTIONS)[number];
