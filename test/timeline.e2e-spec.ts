@@ -32,9 +32,12 @@ describe('pausing with a note, and the timeline of a job', () => {
   });
 
   const http = () => request(api.app.getHttpServer());
-  const passAt = (instant: Date) => {
+  /** What the scheduler's loop does when it wakes at `instant`: resume the jobs due to, then pass. */
+  const passAt = async (instant: Date) => {
     clock.set(instant);
-    return runtime.app.get(SchedulerService).pass(instant);
+    const scheduler = runtime.app.get(SchedulerService);
+    await scheduler.resumePlanned(instant);
+    return scheduler.pass(instant);
   };
   async function createJob(fields: Body = {}): Promise<Body> {
     clock.set(T0);

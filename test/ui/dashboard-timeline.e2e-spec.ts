@@ -88,6 +88,22 @@ describe('the dashboard: why a job did not run, and pausing with a note', () => 
     expect(await accessibilityProblems(page)).toEqual([]);
   });
 
+  it("the running scheduler wakes at a pause's resume instant and resumes the job, which the page shows", async () => {
+    const job = await createJob({ cronExpression: '0 3 * * *' });
+    const resumeAt = new Date(Date.now() + 2000).toISOString();
+    await api().post(`/jobs/${job.id}/pause`).send({ note: 'two seconds', resumeAt }).expect(200);
+    await page.goto(`/ui/jobs/${job.id}`);
+    await page.getByText('Note: two seconds').waitFor();
+    await button('Pause').waitFor({ timeout: 10_000 }); // live: the job.resumed event re-reads the page
+    expect((await api().get(`/jobs/${job.id}`)).body).toMatchObject({
+      enabled: true,
+      pausedNote: null,
+      resumeAt: null,
+    });
+    const resumed = await t.db.sql(`SELECT at FROM events WHERE job_id = $1 AND type = 'job.resumed'`, [job.id]);
+    expect(resumed.rows).toEqual([{ at: new Date(resumeAt) }]);
+  });
+
   it('pause with a note, resume', async () => {
     const job = await createJob({ cronExpression: '0 3 * * *' });
     await page.goto(`/ui/jobs/${job.id}`);

@@ -63,8 +63,9 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     this.loop.wake();
   }
 
-  /** Handles every due job, then tells when the next slot falls due. */
+  /** Resumes the jobs whose resume instant came, handles every due job, then tells when the next slot falls due. */
   private async passes(): Promise<Date | null> {
+    await this.resumePlanned();
     const lane = async () => {
       while ((await this.pass()).jobs === JOBS_PER_PASS && !this.loop.stopping);
     };
@@ -86,7 +87,6 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     const lead = this.config.scheduleLeadMs;
     const horizon = new Date(now.getTime() + lead);
     return this.transactions.run(async () => {
-      await this.resumePlanned(now);
       const due = await this.jobs.lockDue(now, JOBS_PER_PASS, lead);
       const allowed: Execution[] = [];
       const notes: AppendedEvent[] = [];
@@ -111,14 +111,20 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
 
   /**
    * Paused jobs whose resume instant came resume, each by a versioned write (job.resumed, from
-   * the job trigger): before the due jobs are locked, so a slot at that instant fires in this pass.
+   * the job trigger), in one transaction. Once per wake, before the passes (so a slot at that
+   * instant fires in them), not in each pass: a pass stays three statements.
    */
-  private async resumePlanned(now: Date): Promise<void> {
-    for (const job of await this.jobs.lockResumable(now, JOBS_PER_PASS)) {
-      job.resumeAsPlanned();
-      await this.jobs.update(job);
-      this.logger.log({ jobId: job.id, msg: `Job ${job.name}: resumed as planned at ${job.updatedAt.toISOString()}` });
-    }
+  resumePlanned(now: Date = this.clock.now()): Promise<void> {
+    return this.transactions.run(async () => {
+      for (const job of await this.jobs.lockResumable(now, JOBS_PER_PASS)) {
+        job.resumeAsPlanned();
+        await this.jobs.update(job);
+        this.logger.log({
+          jobId: job.id,
+          msg: `Job ${job.name}: resumed as planned at ${job.updatedAt.toISOString()}`,
+        });
+      }
+    });
   }
 
   private scheduled(job: Job, slot: Date, now: Date): Execution {
