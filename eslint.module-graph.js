@@ -21,6 +21,7 @@ export const MODULE_GRAPH = {
   alerts: ['shared', 'config', 'auth', 'jobs', 'executions', 'events'],
   apply: ['shared', 'auth', 'jobs', 'alerts'],
   cli: [],
+  timeline: ['shared', 'jobs', 'executions', 'events'],
 };
 
 /** Every module that reaches `target` through the graph, each with its path there. */

@@ -15,6 +15,7 @@ import { createRootLogger } from './observability/infrastructure/logging.js';
 import { ObservabilityModule } from './observability/observability.module.js';
 import { RuntimeModule } from './runtime/runtime.module.js';
 import { HttpErrorFilter } from './shared/http/http-error.filter.js';
+import { TimelineModule } from './timeline/timeline.module.js';
 import { WorkersModule } from './workers/workers.module.js';
 
 @Module({})
@@ -33,6 +34,7 @@ export class AppModule {
         EventsModule,
         AlertsModule,
         ApplyModule,
+        TimelineModule,
         ...(config.role === 'api' ? [] : [RuntimeModule]),
       ],
       providers: [

@@ -89,6 +89,29 @@ const ENDPOINTS: Endpoint[] = [
     target: async (fx) => ({ path: `/jobs/${(await fx.job()).id}/next-runs` }),
   },
   {
+    method: 'get',
+    route: '/jobs/{id}/timeline',
+    min: 'viewer',
+    success: 200,
+    target: async (fx) => ({
+      path: `/jobs/${(await fx.job()).id}/timeline?from=2026-11-30T09:00:00Z&to=2026-11-30T10:00:00Z`,
+    }),
+  },
+  {
+    method: 'post',
+    route: '/jobs/{id}/pause',
+    min: 'operator',
+    success: 200,
+    target: async (fx) => ({ path: `/jobs/${(await fx.job()).id}/pause`, body: { note: 'maintenance' } }),
+  },
+  {
+    method: 'post',
+    route: '/jobs/{id}/resume',
+    min: 'operator',
+    success: 200,
+    target: async (fx) => ({ path: `/jobs/${(await fx.job()).id}/resume` }),
+  },
+  {
     method: 'post',
     route: '/jobs/{id}/executions',
     min: 'operator',

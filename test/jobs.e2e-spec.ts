@@ -120,6 +120,8 @@ describe('jobs over HTTP', () => {
         lastExecution: null,
         createdAt: T0,
         updatedAt: T0,
+        pausedNote: null,
+        resumeAt: null,
       });
     });
 

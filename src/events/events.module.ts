@@ -4,11 +4,13 @@ import { EventCursorRepository } from './application/event-cursor.repository.js'
 import { EventLog } from './application/event-log.js';
 import { EventRetention } from './application/event-retention.js';
 import { EventWakeups } from './application/event-wakeups.js';
+import { SlotHistory } from './application/slot-history.js';
 import { EventsController } from './http/events.controller.js';
 import { PgEventListener } from './infrastructure/pg-event-listener.js';
 import { SqlEventCursorRepository } from './infrastructure/sql-event-cursor.repository.js';
 import { SqlEventLog } from './infrastructure/sql-event-log.js';
 import { SqlEventRetention } from './infrastructure/sql-event-retention.js';
+import { SqlSlotHistory } from './infrastructure/sql-slot-history.js';
 import { Database } from '../shared/infrastructure/database.js';
 
 /** How long a read waits at a gap for the transactions open then (see SqlEventLog). */
@@ -26,8 +28,9 @@ const GAP_WAIT_MS = 1000;
     { provide: EventWakeups, useClass: PgEventListener },
     { provide: EventCursorRepository, useClass: SqlEventCursorRepository },
     { provide: EventRetention, useClass: SqlEventRetention },
+    { provide: SlotHistory, useClass: SqlSlotHistory },
     EventConsumers,
   ],
-  exports: [EventLog, EventWakeups, EventConsumers, EventRetention],
+  exports: [EventLog, EventWakeups, EventConsumers, EventRetention, SlotHistory],
 })
 export class EventsModule {}

@@ -11,6 +11,7 @@ import { ExecutionsService } from './application/executions.service.js';
 import { JobHistory } from './application/job-history.js';
 import { JobHistoryService } from './application/job-history.service.js';
 import { RetrySettings } from './application/retry-settings.js';
+import { ScheduledRuns } from './application/scheduled-runs.js';
 import { ExecutionsController } from './http/executions.controller.js';
 import { JobsController } from './http/jobs.controller.js';
 import { SqlExecutionReadModel } from './infrastructure/sql-execution-read-model.js';
@@ -18,6 +19,7 @@ import { SqlJobHistory } from './infrastructure/sql-job-history.js';
 import { SqlExecutionOutputRepository } from './infrastructure/sql-execution-output.repository.js';
 import { SqlExecutionRetentionRepository } from './infrastructure/sql-execution-retention.repository.js';
 import { SqlExecutionRepository } from './infrastructure/sql-execution.repository.js';
+import { SqlScheduledRuns } from './infrastructure/sql-scheduled-runs.js';
 
 @Module({
   imports: [JobsModule],
@@ -31,6 +33,7 @@ import { SqlExecutionRepository } from './infrastructure/sql-execution.repositor
     { provide: ExecutionRetentionRepository, useClass: SqlExecutionRetentionRepository },
     { provide: ExecutionReadModel, useClass: SqlExecutionReadModel },
     { provide: JobHistory, useClass: SqlJobHistory },
+    { provide: ScheduledRuns, useClass: SqlScheduledRuns },
     {
       provide: RetrySettings,
       inject: [OrbitConfig],
@@ -40,7 +43,13 @@ import { SqlExecutionRepository } from './infrastructure/sql-execution.repositor
       }),
     },
   ],
-  exports: [ExecutionsService, ExecutionRepository, ExecutionOutputRepository, ExecutionRetentionRepository],
+  exports: [
+    ExecutionsService,
+    ExecutionRepository,
+    ExecutionOutputRepository,
+    ExecutionRetentionRepository,
+    ScheduledRuns,
+  ],
 })
 export class ExecutionsModule {
   /** The jobs module asks its removal guards before a job goes; this module's is bound here. */

@@ -7,6 +7,7 @@ import { ExecutionResponseJson1764806400000 } from '../../migrations/17648064000
 import { Events1764892800000 } from '../../migrations/1764892800000-Events.js';
 import { Alerts1764979200000 } from '../../migrations/1764979200000-Alerts.js';
 import { SlotEvents1765065600000 } from '../../migrations/1765065600000-SlotEvents.js';
+import { PauseNotesAndTimeline1765152000000 } from '../../migrations/1765152000000-PauseNotesAndTimeline.js';
 import { AppliedJobs1765584000000 } from '../../migrations/1765584000000-AppliedJobs.js';
 import { JobOrmEntity } from '../jobs/infrastructure/job.orm-entity.js';
 
@@ -20,6 +21,7 @@ export const MIGRATIONS = [
   Events1764892800000,
   Alerts1764979200000,
   SlotEvents1765065600000,
+  PauseNotesAndTimeline1765152000000,
   AppliedJobs1765584000000,
 ];
 

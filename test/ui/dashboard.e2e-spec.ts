@@ -235,6 +235,7 @@ describe('the dashboard in a real browser', () => {
     const job = await createJob();
     await page.goto(`/ui/jobs/${job.id}`);
     await button('Pause').click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Pause', exact: true }).click();
     await button('Resume').waitFor();
     expect((await api().get(`/jobs/${job.id}`)).body).toMatchObject({ enabled: false, nextRunAt: null });
     await button('Resume').click();

@@ -13,6 +13,9 @@ import { CreateJobDto } from '../../jobs/http/dto/create-job.dto.js';
 import { ListJobsQuery } from '../../jobs/http/dto/list-jobs.query.js';
 import { NEXT_RUNS, NextRunsQuery } from '../../jobs/http/dto/next-runs.query.js';
 import { UpdateJobDto } from '../../jobs/http/dto/update-job.dto.js';
+import { PauseJobDto } from '../../jobs/http/dto/pause-job.dto.js';
+import { MinRole } from '../../auth/http/auth.decorators.js';
+import { EmptyBodyDto } from '../../shared/http/empty-body.dto.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { Audited } from '../../shared/http/audited.decorator.js';
 import { JobHistoryService } from '../application/job-history.service.js';
@@ -67,6 +70,40 @@ export class JobsController {
   @ApiErrors(400, 404, 409)
   async update(@Param('id', ParseUUIDPipe) id: string, @Body() body: UpdateJobDto): Promise<JobResponse> {
     return this.withLastExecution(await this.jobs.update(id, body));
+  }
+
+  @Post(':id/pause')
+  @HttpCode(200)
+  @MinRole('operator')
+  @Audited('job.paused')
+  @ApiOperation({
+    summary: 'Pause a job, with a note and an optional instant at which it resumes by itself (operator)',
+    description:
+      'The schedule stops (runs already queued still run). `resumeAt` must be in the future and at most a year ' +
+      'ahead; at that instant the scheduler resumes the job (job.resumed). Pausing a paused job replaces its note ' +
+      'and resume instant. PATCH `enabled: false` is a pause without either.',
+  })
+  @ApiOkResponse({ type: JobResponse })
+  @ApiErrors(400, 404, 409)
+  async pause(@Param('id', ParseUUIDPipe) id: string, @Body() body: PauseJobDto): Promise<JobResponse> {
+    const resumeAt = body.resumeAt === undefined ? null : new Date(body.resumeAt);
+    return this.withLastExecution(await this.jobs.pause(id, body.note ?? null, resumeAt));
+  }
+
+  @Post(':id/resume')
+  @HttpCode(200)
+  @MinRole('operator')
+  @Audited('job.resumed')
+  @ApiOperation({
+    summary: 'Resume a paused job now (operator)',
+    description:
+      'The schedule starts again from now: the slots passed while paused do not fire. The note and the resume ' +
+      'instant are cleared. A job that runs is answered as it is.',
+  })
+  @ApiOkResponse({ type: JobResponse })
+  @ApiErrors(400, 404, 409)
+  async resume(@Param('id', ParseUUIDPipe) id: string, @Body() _body: EmptyBodyDto): Promise<JobResponse> {
+    return this.withLastExecution(await this.jobs.resume(id));
   }
 
   @Delete(':id')

@@ -30,7 +30,12 @@ export abstract class JobRepository {
    * so no new version, no new `updatedAt` and no change notification.
    */
   abstract saveSchedules(jobs: readonly Job[]): Promise<void>;
-  /** When the scheduler must next pass: the earliest next slot of any enabled live job, `leadMs` before it for ALLOW jobs. */
+  /** Paused live jobs whose `resumeAt` is at or before `now`, locked for this transaction; rows others hold are skipped. */
+  abstract lockResumable(now: Date, limit: number): Promise<Job[]>;
+  /**
+   * When the scheduler must next pass: the earliest next slot of any enabled live job, `leadMs`
+   * before it for ALLOW jobs, or the earliest `resumeAt` of a paused one.
+   */
   abstract earliestNextRun(leadMs: number): Promise<Date | null>;
   /** The names of the live jobs whose alert rules name `channel`. */
   abstract namesAlertingTo(channel: string): Promise<string[]>;

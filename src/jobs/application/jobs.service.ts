@@ -64,6 +64,27 @@ export class JobsService {
     });
   }
 
+  /** Stops the schedule with a note and, optionally, an instant at which it resumes by itself. */
+  pause(id: string, note: string | null, resumeAt: Date | null): Promise<Job> {
+    return this.transactions.run(async () => {
+      const job = await this.get(id, 'update');
+      job.pause(note, resumeAt, this.clock.now());
+      await this.jobs.update(job);
+      return job;
+    });
+  }
+
+  /** Starts the schedule again from now; a job that runs is left as it is (nothing written, no event). */
+  resume(id: string): Promise<Job> {
+    return this.transactions.run(async () => {
+      const job = await this.get(id, 'update');
+      if (job.enabled) return job;
+      job.resume(this.clock.now());
+      await this.jobs.update(job);
+      return job;
+    });
+  }
+
   /** The names of the live jobs whose alert rules name `channel`. */
   namesAlertingTo(channel: string): Promise<string[]> {
     return this.jobs.namesAlertingTo(channel);

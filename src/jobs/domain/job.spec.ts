@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../../shared/domain/domain-errors.js';
-import { Job, JobSettings, NewJob } from './job.js';
+import { Job, JobSettings, MISSED_SLOTS_COUNTED, NewJob } from './job.js';
 
 const NOW = new Date('2026-01-10T10:17:00.000Z');
 const LATER = new Date('2026-01-12T06:40:00.000Z');
@@ -50,6 +50,8 @@ describe('Job.create', () => {
       updatedAt: NOW,
       nextRunAt: new Date('2026-01-11T03:00:00.000Z'),
       version: 1,
+      pausedNote: null,
+      resumeAt: null,
     });
   });
 
@@ -478,29 +480,53 @@ describe('Job.dueSlots', () => {
 
   it('fires nothing before the next slot, the slot itself once it is reached', () => {
     const job = everyMinute();
-    expect(job.dueSlots(at('10:16:59.999'), 5000)).toEqual({ fire: [], missed: 0 });
-    expect(job.dueSlots(at('10:17:00.000'), 5000)).toEqual({ fire: [at('10:17:00.000')], missed: 0 });
+    expect(job.dueSlots(at('10:16:59.999'), 5000)).toEqual({ fire: [], missed: null });
+    expect(job.dueSlots(at('10:17:00.000'), 5000)).toEqual({ fire: [at('10:17:00.000')], missed: null });
   });
 
   it('fires slots up to `until` ahead of their time, and the ones a short stall left behind', () => {
     const job = everyMinute();
-    expect(job.dueSlots(at('10:16:59.700'), 5000, at('10:16:59.999'))).toEqual({ fire: [], missed: 0 });
+    expect(job.dueSlots(at('10:16:59.700'), 5000, at('10:16:59.999'))).toEqual({ fire: [], missed: null });
     expect(job.dueSlots(at('10:16:59.750'), 5000, at('10:17:00.000'))).toEqual({
       fire: [at('10:17:00.000')],
-      missed: 0,
+      missed: null,
     });
     expect(job.dueSlots(at('10:17:02.000'), 5000, at('10:18:00.000'))).toEqual({
       fire: [at('10:17:00.000'), at('10:18:00.000')],
-      missed: 0,
+      missed: null,
     });
   });
 
   it('judges a misfire at `now`, not at `until`', () => {
     const job = everyMinute();
-    expect(job.dueSlots(at('10:17:04.000'), 5000, at('10:17:06.000')).missed).toBe(0);
+    expect(job.dueSlots(at('10:17:04.000'), 5000, at('10:17:06.000')).missed).toBeNull();
     expect(job.dueSlots(at('10:19:30.000'), 5000, at('10:19:31.000'))).toEqual({
       fire: [at('10:19:00.000')],
-      missed: 2,
+      missed: { first: at('10:17:00.000'), last: at('10:18:00.000'), count: 2, countCapped: false },
     });
+  });
+
+  it('a misfire of SKIP fires nothing and lets every slot up to now go, the latest included', () => {
+    const job = Job.create(newJob({ cronExpression: '* * * * *', misfirePolicy: 'SKIP' }), at('10:16:30.000'));
+    expect(job.dueSlots(at('10:19:30.000'), 5000)).toEqual({
+      fire: [],
+      missed: { first: at('10:17:00.000'), last: at('10:19:00.000'), count: 3, countCapped: false },
+    });
+  });
+
+  it('a RUN_ONCE misfire of one slot only is a late fire of it, no missed slot', () => {
+    expect(everyMinute().dueSlots(at('10:17:30.000'), 5000)).toEqual({ fire: [at('10:17:00.000')], missed: null });
+  });
+
+  it(`counts a long episode's slots up to ${MISSED_SLOTS_COUNTED}, and says so`, () => {
+    const job = Job.create(newJob({ cronExpression: '* * * * * *', misfirePolicy: 'SKIP' }), at('10:00:00.000'));
+    expect(job.dueSlots(at('11:00:00.000'), 5000).missed).toEqual({
+      first: at('10:00:01.000'),
+      last: at('11:00:00.000'),
+      count: MISSED_SLOTS_COUNTED + 1,
+      countCapped: true,
+    });
+    // exactly MISSED_SLOTS_COUNTED + 1 slots (10:00:01 to 10:01:41): all counted
+    expect(job.dueSlots(at('10:01:41.000'), 5000).missed).toMatchObject({ count: 101, countCapped: false });
   });
 });

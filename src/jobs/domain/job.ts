@@ -9,6 +9,7 @@ export const JOB_LIMITS = {
   commandMaxBytes: 8 * 1024,
   maxRetries: { min: 0, max: 100, default: 0 },
   timeoutSeconds: { min: 1, max: 604_800, default: 3600 },
+  pausedNoteMaxLength: 1000,
 } as const;
 
 /** What a caller may set on a job; absent fields take their defaults on create. */
@@ -38,15 +39,35 @@ export interface JobProps extends JobSettings {
   /** The next slot the scheduler will fire; null while the job is disabled. */
   nextRunAt: Date | null;
   version: number;
+  /** Why the job is paused, as its pauser wrote it; null while it runs (or paused without a note). */
+  pausedNote: string | null;
+  /** When a paused job resumes by itself (the scheduler resumes it); null while it runs. */
+  resumeAt: Date | null;
 }
 
 /** At most this many slots of one job fire in one scheduler pass; the rest follow in the next. */
 export const MAX_SLOTS_PER_PASS = 100;
 
-/** What a scheduler pass does for a job: the slots to fire, and the slots it lets go as misfires. */
+/**
+ * A misfire counts its slots up to this many (about 0.2 ms a slot in a time zone with DST, so
+ * an outage's recovery stays cheap); a longer episode says so (`countCapped`).
+ */
+export const MISSED_SLOTS_COUNTED = MAX_SLOTS_PER_PASS;
+
+/** The slots of one misfire episode that did not fire: [first, last], `count` of them. */
+export interface Misfire {
+  first: Date;
+  last: Date;
+  /** At least this many when `countCapped`. */
+  count: number;
+  /** true when there were more than MISSED_SLOTS_COUNTED slots. */
+  countCapped: boolean;
+}
+
+/** What a scheduler pass does for a job: the slots to fire, and the slots it lets go as a misfire. */
 export interface FirePlan {
   fire: Date[];
-  missed: number;
+  missed: Misfire | null;
 }
 
 /** The intention: what to run, and when. */
@@ -64,7 +85,16 @@ export class Job {
       alerts: [],
       ...withoutUndefined(input),
     } as JobInput);
-    const job = new Job({ ...settings, id: randomUUID(), createdAt: now, updatedAt: now, nextRunAt: null, version: 1 });
+    const job = new Job({
+      ...settings,
+      id: randomUUID(),
+      createdAt: now,
+      updatedAt: now,
+      nextRunAt: null,
+      version: 1,
+      pausedNote: null,
+      resumeAt: null,
+    });
     job.planFrom(now);
     return job;
   }
@@ -81,7 +111,47 @@ export class Job {
       settings.timezone !== this.props.timezone ||
       settings.enabled !== this.props.enabled;
     this.props = { ...this.props, ...settings, updatedAt: now };
+    if (settings.enabled) this.props = { ...this.props, pausedNote: null, resumeAt: null };
     if (scheduleChanged) this.planFrom(now);
+  }
+
+  /**
+   * Stops the schedule, with a note saying why and, optionally, the instant at which it resumes
+   * by itself (after now, at most a year ahead). Pausing a paused job replaces its note and instant.
+   */
+  pause(note: string | null, resumeAt: Date | null, now: Date): void {
+    if (note !== null) {
+      requireText(note, 'note');
+      if ([...note].length > JOB_LIMITS.pausedNoteMaxLength) {
+        throw new InvalidArgumentError(`note must be at most ${JOB_LIMITS.pausedNoteMaxLength} characters`, 'note');
+      }
+    }
+    if (resumeAt !== null) {
+      const yearAhead = new Date(now);
+      yearAhead.setUTCFullYear(yearAhead.getUTCFullYear() + 1);
+      if (resumeAt <= now) throw new InvalidArgumentError('resumeAt must be in the future', 'resumeAt');
+      if (resumeAt > yearAhead) throw new InvalidArgumentError('resumeAt must be at most a year ahead', 'resumeAt');
+    }
+    const pausedNote = note === null || note.trim() === '' ? null : note.trim();
+    this.props = { ...this.props, enabled: false, pausedNote, resumeAt, updatedAt: now };
+    this.planFrom(now);
+  }
+
+  /** Starts the schedule again from `now` (no burst of the slots passed while paused). */
+  resume(now: Date): void {
+    this.props = { ...this.props, enabled: true, pausedNote: null, resumeAt: null, updatedAt: now };
+    this.planFrom(now);
+  }
+
+  /**
+   * The resume a paused job planned, as of its instant: a slot at that instant fires, and one
+   * that the scheduler reaches late is judged by the misfire policy, as if resumed then.
+   */
+  resumeAsPlanned(): void {
+    const at = this.props.resumeAt;
+    if (this.props.enabled || at === null) return;
+    this.resume(at > this.props.updatedAt ? at : this.props.updatedAt);
+    this.props.nextRunAt = this.schedule().nextAfter(new Date(at.getTime() - 1));
   }
 
   /** Moves the schedule on: the next slot is the first one strictly after `instant`. */
@@ -99,15 +169,16 @@ export class Job {
   dueSlots(now: Date, misfireThresholdMs: number, until: Date = now): FirePlan {
     const first = this.props.nextRunAt;
     const horizon = until > now ? until : now;
-    if (!this.props.enabled || !first || first > horizon) return { fire: [], missed: 0 };
+    if (!this.props.enabled || !first || first > horizon) return { fire: [], missed: null };
     const schedule = this.schedule();
     if (now.getTime() - first.getTime() <= misfireThresholdMs) {
-      return { fire: [first, ...schedule.between(first, horizon, MAX_SLOTS_PER_PASS - 1)], missed: 0 };
+      return { fire: [first, ...schedule.between(first, horizon, MAX_SLOTS_PER_PASS - 1)], missed: null };
     }
     const latest = schedule.latestAtOrBefore(now) ?? first;
-    const missed = schedule.between(first, latest, MAX_SLOTS_PER_PASS).length + 1;
-    if (this.props.misfirePolicy === 'SKIP') return { fire: [], missed };
-    return { fire: [latest], missed: missed - 1 };
+    if (this.props.misfirePolicy === 'SKIP') return { fire: [], missed: misfire(schedule, first, latest) };
+    // slots are whole seconds: the one before `latest` is the latest at or before a second earlier
+    const last = latest > first ? schedule.latestAtOrBefore(new Date(latest.getTime() - 1000)) : null;
+    return { fire: [latest], missed: last ? misfire(schedule, first, last) : null };
   }
 
   schedule(): CronSchedule {
@@ -115,7 +186,16 @@ export class Job {
   }
 
   settings(): JobSettings {
-    const { id: _id, createdAt: _c, updatedAt: _u, nextRunAt: _n, version: _v, ...settings } = this.props;
+    const {
+      id: _id,
+      createdAt: _c,
+      updatedAt: _u,
+      nextRunAt: _n,
+      version: _v,
+      pausedNote: _p,
+      resumeAt: _r,
+      ...settings
+    } = this.props;
     return settings;
   }
 
@@ -173,6 +253,12 @@ export class Job {
   get version(): number {
     return this.props.version;
   }
+  get pausedNote(): string | null {
+    return this.props.pausedNote;
+  }
+  get resumeAt(): Date | null {
+    return this.props.resumeAt;
+  }
 
   private static validate(input: JobInput): JobSettings {
     const name = requireText(input.name, 'name').trim();
@@ -203,6 +289,13 @@ export class Job {
       alerts: jobAlertsOf(input.alerts),
     };
   }
+}
+
+/** The slots in [first, last], counted up to MISSED_SLOTS_COUNTED (a long outage of a per-second job has millions). */
+function misfire(schedule: CronSchedule, first: Date, last: Date): Misfire {
+  const after = schedule.between(first, last, MISSED_SLOTS_COUNTED);
+  const countCapped = after.length === MISSED_SLOTS_COUNTED && after[after.length - 1]!.getTime() !== last.getTime();
+  return { first, last, count: after.length + 1, countCapped };
 }
 
 function withoutUndefined<T extends object>(value: T): Partial<T> {

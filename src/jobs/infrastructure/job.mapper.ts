@@ -20,6 +20,8 @@ export const JobMapper = {
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,
       version: row.version,
+      pausedNote: row.pausedNote,
+      resumeAt: row.resumeAt,
     });
   },
 

@@ -50,4 +50,10 @@ export class JobOrmEntity {
 
   @Column('integer')
   version!: number;
+
+  @Column('text', { name: 'paused_note', nullable: true })
+  pausedNote!: string | null;
+
+  @Column('timestamptz', { name: 'resume_at', nullable: true })
+  resumeAt!: Date | null;
 }

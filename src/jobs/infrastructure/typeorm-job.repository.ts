@@ -13,7 +13,7 @@ import { JobOrmEntity } from './job.orm-entity.js';
 const JOB_COLUMNS = `id, name, command, cron_expression AS "cronExpression", timezone, max_retries AS "maxRetries",
   timeout_seconds AS "timeoutSeconds", enabled, misfire_policy AS "misfirePolicy",
   concurrency_policy AS "concurrencyPolicy", alerts, next_run_at AS "nextRunAt", created_at AS "createdAt",
-  updated_at AS "updatedAt", deleted_at AS "deletedAt", version`;
+  updated_at AS "updatedAt", deleted_at AS "deletedAt", version, paused_note AS "pausedNote", resume_at AS "resumeAt"`;
 
 @Injectable()
 export class TypeOrmJobRepository extends JobRepository {
@@ -93,8 +93,20 @@ export class TypeOrmJobRepository extends JobRepository {
     );
   }
 
+  /** jobs_resume_idx holds only the jobs paused with a resume instant: next to nothing for a pass to probe. */
+  async lockResumable(now: Date, limit: number): Promise<Job[]> {
+    const rows = await this.db.rows<JobOrmEntity>(
+      `SELECT ${JOB_COLUMNS} FROM jobs
+        WHERE resume_at <= $1 AND deleted_at IS NULL AND NOT enabled
+        ORDER BY resume_at LIMIT $2
+          FOR UPDATE SKIP LOCKED`,
+      [now, limit],
+    );
+    return rows.map(JobMapper.toDomain);
+  }
+
   async earliestNextRun(leadMs: number): Promise<Date | null> {
-    // each side walks jobs_due_idx from its start; LEAST ignores the side that has no job
+    // each side walks its index (jobs_due_idx, jobs_resume_idx) from its start; LEAST ignores a side that has no job
     const [row] = await this.db.rows<{ next: Date | null }>(
       `SELECT LEAST(
          (SELECT next_run_at - $1 * interval '1 millisecond' FROM jobs
@@ -102,7 +114,9 @@ export class TypeOrmJobRepository extends JobRepository {
            ORDER BY next_run_at LIMIT 1),
          (SELECT next_run_at FROM jobs
            WHERE enabled AND deleted_at IS NULL AND concurrency_policy <> 'ALLOW'
-           ORDER BY next_run_at LIMIT 1)) AS next`,
+           ORDER BY next_run_at LIMIT 1),
+         (SELECT resume_at FROM jobs WHERE resume_at IS NOT NULL AND deleted_at IS NULL
+           ORDER BY resume_at LIMIT 1)) AS next`,
       [leadMs],
     );
     return row?.next ?? null;

@@ -4,8 +4,10 @@ import { ExecutionMetrics } from '../../executions/application/execution-metrics
 import { ExecutionRepository } from '../../executions/application/execution.repository.js';
 import { ExecutionsService } from '../../executions/application/executions.service.js';
 import { Execution } from '../../executions/domain/execution.js';
+import { EventLog } from '../../events/application/event-log.js';
+import { AppendedEvent } from '../../events/domain/orbit-event.js';
 import { JobRepository } from '../../jobs/application/job.repository.js';
-import { Job } from '../../jobs/domain/job.js';
+import { FirePlan, Job } from '../../jobs/domain/job.js';
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { Wakeable, WakeLoop } from './wake-loop.js';
@@ -44,6 +46,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     private readonly executionRepository: ExecutionRepository,
     private readonly executions: ExecutionsService,
     private readonly metrics: ExecutionMetrics,
+    private readonly events: EventLog,
   ) {
     this.loop = new WakeLoop('scheduler', () => this.passes(), config.pollIntervalMs, this.logger);
   }
@@ -60,8 +63,9 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     this.loop.wake();
   }
 
-  /** Handles every due job, then tells when the next slot falls due. */
+  /** Resumes the jobs whose resume instant came, handles every due job, then tells when the next slot falls due. */
   private async passes(): Promise<Date | null> {
+    await this.resumePlanned();
     const lane = async () => {
       while ((await this.pass()).jobs === JOBS_PER_PASS && !this.loop.stopping);
     };
@@ -76,7 +80,8 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
    * fires of ALLOW jobs go in one insert, and all the jobs' next slots in one update. ALLOW jobs
    * fire up to the schedule lead ahead of their slots (their executions are due at the slot).
    * FORBID and REPLACE jobs fire at the slot, after a look at their active executions, one job at
-   * a time.
+   * a time. What did not fire as planned (a FORBID skip, a misfire) is recorded as slot events,
+   * all of the pass's in one append.
    */
   pass(now: Date = this.clock.now()): Promise<PassResult> {
     const lead = this.config.scheduleLeadMs;
@@ -84,31 +89,41 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     return this.transactions.run(async () => {
       const due = await this.jobs.lockDue(now, JOBS_PER_PASS, lead);
       const allowed: Execution[] = [];
+      const notes: AppendedEvent[] = [];
       let fired = 0;
       for (const job of due) {
         const until = job.concurrencyPolicy === 'ALLOW' ? horizon : now;
         const plan = job.dueSlots(now, this.config.misfireThresholdSeconds * 1000, until);
-        if (plan.missed > 0) {
-          this.logger.warn({
-            jobId: job.id,
-            msg:
-              `Job ${job.name}: ${plan.missed} slot(s) passed while no scheduler ran; ` +
-              (plan.fire.length > 0
-                ? `firing the most recent one once (${job.misfirePolicy})`
-                : `skipped (${job.misfirePolicy})`),
-          });
-          if (plan.fire.length === 0) this.metrics.fireSkipped();
-        }
+        if (plan.missed) notes.push(this.misfired(job, plan, now));
         for (const slot of plan.fire) {
           if (job.concurrencyPolicy === 'ALLOW') allowed.push(this.scheduled(job, slot, now));
-          else if (await this.fireGuarded(job, slot, now)) fired++;
+          else if (await this.fireGuarded(job, slot, now, notes)) fired++;
         }
         // the next slot is the first one after the last fired (slots fired ahead lie after `now`)
         job.planFrom(plan.fire[plan.fire.length - 1] ?? now);
       }
       fired += await this.executionRepository.insertAll(allowed, { skipTakenSlots: true });
       await this.jobs.saveSchedules(due);
+      await this.events.append(notes);
       return { jobs: due.length, fired };
+    });
+  }
+
+  /**
+   * Paused jobs whose resume instant came resume, each by a versioned write (job.resumed, from
+   * the job trigger), in one transaction. Once per wake, before the passes (so a slot at that
+   * instant fires in them), not in each pass: a pass stays three statements.
+   */
+  resumePlanned(now: Date = this.clock.now()): Promise<void> {
+    return this.transactions.run(async () => {
+      for (const job of await this.jobs.lockResumable(now, JOBS_PER_PASS)) {
+        job.resumeAsPlanned();
+        await this.jobs.update(job);
+        this.logger.log({
+          jobId: job.id,
+          msg: `Job ${job.name}: resumed as planned at ${job.updatedAt.toISOString()}`,
+        });
+      }
     });
   }
 
@@ -116,16 +131,52 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     return Execution.forJob(job, now, { trigger: 'SCHEDULE', scheduledFor: slot, dueAt: slot });
   }
 
-  /** A fire of a FORBID or REPLACE job: it depends on the job's executions still active. */
-  private async fireGuarded(job: Job, slot: Date, now: Date): Promise<boolean> {
+  /** One slot.missed event for the episode, at its first slot: what was let go, and what fired instead. */
+  private misfired(job: Job, plan: FirePlan, now: Date): AppendedEvent {
+    const missed = plan.missed!;
+    const instead = plan.fire[0] ?? null;
+    this.logger.warn({
+      jobId: job.id,
+      msg:
+        `Job ${job.name}: ${missed.count}${missed.countCapped ? '+' : ''} slot(s) passed while no scheduler ran; ` +
+        (instead ? `firing the most recent one once (${job.misfirePolicy})` : `skipped (${job.misfirePolicy})`),
+    });
+    if (!instead) this.metrics.fireSkipped();
+    return {
+      type: 'slot.missed',
+      at: now,
+      jobId: job.id,
+      slot: missed.first,
+      detail: {
+        reason: 'no_scheduler',
+        policy: job.misfirePolicy,
+        count: missed.count,
+        countCapped: missed.countCapped,
+        firstSlot: missed.first.toISOString(),
+        lastSlot: missed.last.toISOString(),
+        firedSlot: instead?.toISOString() ?? null,
+      },
+    };
+  }
+
+  /** A fire of a FORBID or REPLACE job: it depends on the job's executions still active. A skip is noted. */
+  private async fireGuarded(job: Job, slot: Date, now: Date, notes: AppendedEvent[]): Promise<boolean> {
     const active = await this.executionRepository.findActiveByJob(job.id);
     if (active.length > 0 && job.concurrencyPolicy === 'FORBID') {
+      const [blocking] = active as [Execution];
       this.logger.log({
         jobId: job.id,
-        executionId: active[0]!.id,
-        msg: `Job ${job.name}: slot ${slot.toISOString()} skipped, the earlier execution is still ${active[0]!.status} (FORBID)`,
+        executionId: blocking.id,
+        msg: `Job ${job.name}: slot ${slot.toISOString()} skipped, the earlier execution is still ${blocking.status} (FORBID)`,
       });
       this.metrics.fireSkipped();
+      notes.push({
+        type: 'slot.skipped',
+        at: now,
+        jobId: job.id,
+        slot,
+        detail: { activeExecutionId: blocking.id, activeStatus: blocking.status },
+      });
       return false;
     }
     for (const earlier of active) {

@@ -12,5 +12,7 @@ export const AUDITED_ACTIONS = [
   'channel.deleted',
   'channel.tested',
   'file.applied',
+  'job.paused',
+  'job.resumed',
 ] as const;
 export type AuditedAction = (typeof AUDITED_ACTIONS)[number];

@@ -207,6 +207,46 @@ export interface paths {
         patch: operations["JobsController_update"];
         trace?: never;
     };
+    "/jobs/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a job, with a note and an optional instant at which it resumes by itself (operator)
+         * @description The schedule stops (runs already queued still run). `resumeAt` must be in the future and at most a year ahead; at that instant the scheduler resumes the job (job.resumed). Pausing a paused job replaces its note and resume instant. PATCH `enabled: false` is a pause without either.
+         */
+        post: operations["JobsController_pause"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused job now (operator)
+         * @description The schedule starts again from now: the slots passed while paused do not fire. The note and the resume instant are cleared. A job that runs is answered as it is.
+         */
+        post: operations["JobsController_resume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/jobs/{id}/next-runs": {
         parameters: {
             query?: never;
@@ -566,6 +606,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/jobs/{id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Why it did (not) run: each slot of the job in a window, with its fate
+         * @description Every slot of the job's schedule in [from, to) (at most 1000: a longer window is a 400), each fired, skipped, missed, paused, upcoming or unknown, from the executions and the events the scheduler recorded (kept as long as retention keeps them).
+         */
+        get: operations["TimelineController_timeline"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -688,7 +748,7 @@ export interface components {
              * @example job.created
              * @enum {string}
              */
-            action: "job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied";
+            action: "job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied" | "job.paused" | "job.resumed";
             /**
              * Format: uuid
              * @description The job, execution or token
@@ -845,6 +905,16 @@ export interface components {
             createdAt: string;
             /** @example 2026-11-30T10:00:00.000Z */
             updatedAt: string;
+            /**
+             * @description Why the job is paused (POST /jobs/:id/pause); null while it runs or when paused without a note
+             * @example Database migration until Monday
+             */
+            pausedNote: string | null;
+            /**
+             * @description When the paused job resumes by itself; null while it runs or when it stays paused
+             * @example 2026-12-07T08:00:00.000Z
+             */
+            resumeAt: string | null;
         };
         JobPageResponse: {
             items: components["schemas"]["JobResponse"][];
@@ -907,6 +977,21 @@ export interface components {
              */
             alerts?: components["schemas"]["JobAlertDto"][];
         };
+        PauseJobDto: {
+            /**
+             * @description Why the job is paused: shown with the job until it resumes
+             * @example Database migration until Monday
+             */
+            note?: string;
+            /**
+             * Format: date-time
+             * @description When the job resumes by itself: in the future, at most a year ahead. Without it, it stays paused.
+             * @example 2026-12-07T08:00:00Z
+             */
+            resumeAt?: string;
+        };
+        /** @description No fields: send nothing or {} */
+        EmptyBodyDto: Record<string, never>;
         ExecutionCountsResponse: {
             /** @example 0 */
             QUEUED: number;
@@ -944,8 +1029,6 @@ export interface components {
             /** @description From start to finish of the runs of the window that started and are final (percentile_cont); null when there are none */
             durationMs: components["schemas"]["DurationPercentilesResponse"];
         };
-        /** @description No fields: send nothing or {} */
-        EmptyBodyDto: Record<string, never>;
         ExecutionResponse: {
             /**
              * Format: uuid
@@ -1428,6 +1511,91 @@ export interface components {
             dryRun: boolean;
             /** @description In the order applied: channels, then jobs, then deletions */
             items: components["schemas"]["PlanItemResponse"][];
+        };
+        RunRefResponse: {
+            /**
+             * Format: uuid
+             * @example 5c3b0c55-9f8e-4a51-8f0e-2b1f7f7e2a11
+             */
+            id: string;
+            /**
+             * @description Its status now (fired) or when the slot was skipped (skipped)
+             * @example SUCCEEDED
+             */
+            status: string;
+        };
+        MissedEpisodeResponse: {
+            /**
+             * @description RUN_ONCE: the missed slots collapsed into one run of the latest; SKIP: dropped
+             * @enum {string}
+             */
+            policy: "RUN_ONCE" | "SKIP";
+            /**
+             * @description Slots missed in the episode (at least this many when countCapped)
+             * @example 10
+             */
+            count: number;
+            /** @example false */
+            countCapped: boolean;
+            /** @example 2026-11-30T10:01:00.000Z */
+            firstSlot: string;
+            /** @example 2026-11-30T10:10:00.000Z */
+            lastSlot: string;
+            /**
+             * @description RUN_ONCE: the slot that fired instead; SKIP: null
+             * @example 2026-11-30T10:11:00.000Z
+             */
+            firedSlot: string | null;
+        };
+        LateNoticeResponse: {
+            /**
+             * @description When it was found late
+             * @example 2026-11-30T10:01:30.000Z
+             */
+            at: string;
+            /** @description What the notice adds */
+            detail: {
+                [key: string]: unknown;
+            } | null;
+        };
+        TimelineSlotResponse: {
+            /** @example 2026-11-30T10:00:00.000Z */
+            slot: string;
+            /**
+             * @description fired: an execution ran for it (`execution`). skipped: FORBID let it go while an earlier run was active (`activeExecution`). missed: no scheduler ran at its time, and the misfire policy collapsed it into one run (RUN_ONCE) or dropped it (SKIP) (`missed`). paused: the job was paused then (or is, and will not resume before it). upcoming: still to come. unknown: a past slot of which nothing is known (`reason`).
+             * @example fired
+             * @enum {string}
+             */
+            fate: "fired" | "skipped" | "missed" | "paused" | "upcoming" | "unknown";
+            /**
+             * @description missed: no_scheduler. unknown: before_created (the job did not exist yet), not_reached (past, but no scheduler has handled it yet), no_record (nothing is kept about it: aged out by retention, or from before the schedule changed). Otherwise null.
+             * @example null
+             * @enum {string|null}
+             */
+            reason: "no_scheduler" | "before_created" | "not_reached" | "no_record" | null;
+            /** @description fired: the execution of this slot */
+            execution: components["schemas"]["RunRefResponse"] | null;
+            /** @description skipped: the run that was active then */
+            activeExecution: components["schemas"]["RunRefResponse"] | null;
+            /** @description missed: the episode of the slot */
+            missed: components["schemas"]["MissedEpisodeResponse"] | null;
+            /** @description Whatever the fate: the slot.late notice, when no run had started in time */
+            late: components["schemas"]["LateNoticeResponse"] | null;
+        };
+        TimelineResponse: {
+            /** Format: uuid */
+            jobId: string;
+            /** @example 2026-11-30T09:00:00.000Z */
+            from: string;
+            /** @example 2026-11-30T11:00:00.000Z */
+            to: string;
+            /**
+             * @description The instant the fates were told at
+             * @example 2026-11-30T10:30:00.000Z
+             */
+            now: string;
+            /** @description The slots of the job's schedule (as it is now) in [from, to), oldest first */
+            slots: components["schemas"]["TimelineSlotResponse"][];
         };
     };
     responses: never;
@@ -2200,6 +2368,164 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["UpdateJobDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Illegal transition, duplicate name, or a concurrent change (the message says which) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token in the last minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    JobsController_pause: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PauseJobDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Illegal transition, duplicate name, or a concurrent change (the message says which) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token in the last minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    JobsController_resume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmptyBodyDto"];
             };
         };
         responses: {
@@ -3764,6 +4090,77 @@ export interface operations {
             };
             /** @description The token's role does not include the one this endpoint needs */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token in the last minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    TimelineController_timeline: {
+        parameters: {
+            query: {
+                /** @description The window starts here (included) */
+                from: string;
+                /** @description The window ends here (excluded) */
+                to: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimelineResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -2,6 +2,8 @@ import { useState } from 'preact/hooks';
 import { api, ok, type ExecutionStatus, type OrbitEvent } from '../api/client';
 import { Confirm } from '../components/confirm';
 import { ExecutionsTable } from '../components/executions-table';
+import { PauseDialog, type PauseRequest } from '../components/pause-dialog';
+import { Timeline } from '../components/timeline';
 import { Loading, PageTitle, Problem, Time } from '../components/ui';
 import { useLive } from '../live/use-live';
 import { Link, navigate, withQuery } from '../router';
@@ -16,6 +18,7 @@ export function JobPage({ id, query }: { id: string; query: URLSearchParams }) {
   const cursor = query.get('cursor') ?? undefined;
   const [problem, setProblem] = useState<string>();
   const [confirming, setConfirming] = useState(false);
+  const [pausing, setPausing] = useState(false);
 
   const ofThisJob = (event: OrbitEvent) => event.jobId === id;
   const job = useLive(() => ok(api.GET('/jobs/{id}', { params: { path: { id } } })), [id], { concerns: ofThisJob });
@@ -47,8 +50,11 @@ export function JobPage({ id, query }: { id: string; query: URLSearchParams }) {
       const execution = await ok(api.POST('/jobs/{id}/executions', { params: { path: { id } }, body: {} }));
       navigate(`/executions/${execution.id}`);
     });
-  const setEnabled = (enabled: boolean) =>
-    act(() => ok(api.PATCH('/jobs/{id}', { params: { path: { id } }, body: { enabled } })));
+  const pause = async (body: PauseRequest) => {
+    await ok(api.POST('/jobs/{id}/pause', { params: { path: { id } }, body }));
+    job.reload();
+  };
+  const resume = () => act(() => ok(api.POST('/jobs/{id}/resume', { params: { path: { id } }, body: {} })));
   const remove = () =>
     act(async () => {
       setConfirming(false);
@@ -71,17 +77,18 @@ export function JobPage({ id, query }: { id: string; query: URLSearchParams }) {
             Run now
           </button>
         )}
+        {session.can('operator') &&
+          (j.enabled ? (
+            <button type="button" onClick={() => setPausing(true)}>
+              Pause
+            </button>
+          ) : (
+            <button type="button" onClick={() => void resume()}>
+              Resume
+            </button>
+          ))}
         {session.can('admin') && (
           <>
-            {j.enabled ? (
-              <button type="button" onClick={() => void setEnabled(false)}>
-                Pause
-              </button>
-            ) : (
-              <button type="button" onClick={() => void setEnabled(true)}>
-                Resume
-              </button>
-            )}
             <Link href={`/jobs/${id}/edit`} class="button">
               Edit
             </Link>
@@ -92,6 +99,7 @@ export function JobPage({ id, query }: { id: string; query: URLSearchParams }) {
         )}
       </div>
       <Problem error={problem} />
+      {pausing && <PauseDialog name={j.name} onPause={pause} onClose={() => setPausing(false)} />}
       {confirming && (
         <Confirm
           title={`Delete ${j.name}?`}
@@ -117,7 +125,15 @@ export function JobPage({ id, query }: { id: string; query: URLSearchParams }) {
           <dt>Time zone</dt>
           <dd>{j.timezone}</dd>
           <dt>State</dt>
-          <dd>{j.enabled ? 'enabled' : 'paused: the schedule does not fire'}</dd>
+          <dd>
+            {j.enabled ? 'enabled' : 'paused: the schedule does not fire'}
+            {j.pausedNote && <p class="paused-note">Note: {j.pausedNote}</p>}
+            {j.resumeAt && (
+              <p>
+                Resumes by itself at <Time iso={j.resumeAt} />
+              </p>
+            )}
+          </dd>
           <dt>Next run</dt>
           <dd>{j.enabled ? <Time iso={j.nextRunAt} /> : '—'}</dd>
           <dt>Max retries</dt>
@@ -152,6 +168,8 @@ export function JobPage({ id, query }: { id: string; query: URLSearchParams }) {
           </ol>
         </section>
       )}
+
+      <Timeline job={j} query={query} />
 
       <section aria-labelledby="history">
         <h2 id="history">History</h2>

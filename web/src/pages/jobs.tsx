@@ -11,8 +11,8 @@ type Filter = '' | 'true' | 'false';
 
 /** What one bulk action does to one job. */
 const ACTIONS = {
-  pause: { label: 'Pause', done: 'Paused', role: 'admin', run: (id: string) => setEnabled(id, false) },
-  resume: { label: 'Resume', done: 'Resumed', role: 'admin', run: (id: string) => setEnabled(id, true) },
+  pause: { label: 'Pause', done: 'Paused', role: 'operator', run: (id: string) => act(id, 'pause') },
+  resume: { label: 'Resume', done: 'Resumed', role: 'operator', run: (id: string) => act(id, 'resume') },
   run: {
     label: 'Run now',
     done: 'Queued a run of',
@@ -22,8 +22,8 @@ const ACTIONS = {
 } as const;
 type Action = keyof typeof ACTIONS;
 
-function setEnabled(id: string, enabled: boolean) {
-  return ok(api.PATCH('/jobs/{id}', { params: { path: { id } }, body: { enabled } }));
+function act(id: string, action: 'pause' | 'resume') {
+  return ok(api.POST(`/jobs/{id}/${action}`, { params: { path: { id } }, body: {} }));
 }
 
 export function Schedule({ job }: { job: Pick<Job, 'cronExpression'> }) {
@@ -196,6 +196,7 @@ export function JobsPage({ query }: { query: URLSearchParams }) {
                 <td>
                   <Link href={`/jobs/${job.id}`}>{job.name}</Link>
                   {!job.enabled && <span class="tag">paused</span>}
+                  {job.pausedNote && <span class="paused-note"> {job.pausedNote}</span>}
                 </td>
                 <td>
                   <Schedule job={job} />

@@ -59,6 +59,20 @@ export class JobResponse {
   createdAt!: string;
   @ApiProperty({ example: '2026-11-30T10:00:00.000Z' })
   updatedAt!: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'Database migration until Monday',
+    description: 'Why the job is paused (POST /jobs/:id/pause); null while it runs or when paused without a note',
+  })
+  pausedNote!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '2026-12-07T08:00:00.000Z',
+    description: 'When the paused job resumes by itself; null while it runs or when it stays paused',
+  })
+  resumeAt!: string | null;
 
   static from(job: Job, lastExecution: LastExecution | null): JobResponse {
     const { version: _version, ...props } = job.toProps();
@@ -68,6 +82,7 @@ export class JobResponse {
       lastExecution: lastExecution ? LastExecutionResponse.from(lastExecution) : null,
       createdAt: props.createdAt.toISOString(),
       updatedAt: props.updatedAt.toISOString(),
+      resumeAt: props.resumeAt?.toISOString() ?? null,
     };
   }
 }

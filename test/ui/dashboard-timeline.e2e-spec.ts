@@ -1,0 +1,147 @@
+import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import request from 'supertest';
+import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
+import { waitFor } from '../support/wait.js';
+import { accessibilityProblems, launchBrowser, openTab, PageTrouble } from './browser.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
+type Body = Record<string, any>;
+
+/** A real Orbit (API, scheduler and worker) and the dashboard in Chromium: the timeline and pausing with a note. */
+describe('the dashboard: why a job did not run, and pausing with a note', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let page: Page;
+  let trouble: PageTrouble;
+  const api = () => request(t.app.getHttpServer());
+  const button = (name: string) => page.getByRole('button', { name, exact: true });
+
+  async function createJob(fields: Body): Promise<Body> {
+    const res = await api()
+      .post('/jobs')
+      .send({ name: `ui-timeline-${Math.random().toString(36).slice(2, 10)}`, command: 'true', ...fields });
+    expect(res.status).toBe(201);
+    return res.body as Body;
+  }
+  const slotEvents = async (jobId: string) =>
+    (await t.db.sql(`SELECT type FROM events WHERE job_id = $1 AND type LIKE 'slot.%'`, [jobId])).rows.map(
+      (row) => row.type as string,
+    );
+
+  beforeAll(async () => {
+    t = await createTestApp({ role: 'all' });
+    await t.app.listen(0, '127.0.0.1');
+    browser = await launchBrowser();
+    ({ page, trouble } = await openTab(
+      browser,
+      `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`,
+    ));
+    await page.goto('/ui/');
+    await page.getByLabel('Token').fill(TEST_ADMIN_TOKEN);
+    await button('Sign in').click();
+    await page.getByRole('link', { name: 'Overview' }).waitFor();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  afterEach(() => expect(trouble).toEqual({ errors: [], dialogs: [] }));
+
+  it('the timeline shows a fired, a skipped (FORBID) and a missed slot', async () => {
+    // every second, each run two seconds long: FORBID skips the slots while one runs
+    const job = await createJob({ command: 'sleep 2', cronExpression: '* * * * * *', concurrencyPolicy: 'FORBID' });
+    await waitFor(async () => ((await slotEvents(job.id)).includes('slot.skipped') ? true : undefined), 'a skip');
+    // as if no scheduler had run for half a minute: the next pass finds the slot long past (a misfire)
+    await t.db.sql(`UPDATE jobs SET next_run_at = date_trunc('second', now()) - interval '30 seconds' WHERE id = $1`, [
+      job.id,
+    ]);
+    await waitFor(async () => ((await slotEvents(job.id)).includes('slot.missed') ? true : undefined), 'a misfire');
+    await api().post(`/jobs/${job.id}/pause`).send({ note: 'seen enough' }).expect(200);
+
+    const now = Date.now();
+    const from = new Date(Math.floor(now / 1000) * 1000 - 60_000).toISOString();
+    const to = new Date(Math.floor(now / 1000) * 1000 + 5_000).toISOString();
+    await page.goto(`/ui/jobs/${job.id}?from=${from}&to=${to}`);
+    const slots = page.getByRole('list', { name: 'Slots' });
+    await slots.getByText('fired', { exact: true }).first().waitFor();
+    const text = (await slots.textContent()) ?? '';
+    expect(text).toMatch(/skipped.*FORBID: an earlier run was (QUEUED|RUNNING)/);
+    expect(text).toMatch(
+      /missed.*no scheduler ran at its time; \d+ slot\(s\) collapsed into one run of .* \(RUN_ONCE\)/,
+    );
+    expect(text).toMatch(/paused.*the job was paused/);
+    // a fired slot links to its run
+    const firedRow = slots
+      .getByRole('listitem')
+      .filter({ hasText: /^fired/ })
+      .first();
+    await firedRow.getByRole('link').click();
+    await page.waitForURL(/\/ui\/executions\/[0-9a-f-]{36}$/);
+    await page.goBack();
+    // the window lives in the address: Earlier moves it back by its length
+    await page.getByRole('navigation', { name: 'Timeline window' }).getByRole('link', { name: 'Earlier' }).click();
+    await page.waitForURL((url) => url.searchParams.get('to') === new Date(Date.parse(to) - 65_000).toISOString());
+    await page.getByRole('heading', { name: 'Timeline', exact: true }).waitFor();
+    expect(await accessibilityProblems(page)).toEqual([]);
+  });
+
+  it("the running scheduler wakes at a pause's resume instant and resumes the job, which the page shows", async () => {
+    const job = await createJob({ cronExpression: '0 3 * * *' });
+    const resumeAt = new Date(Date.now() + 2000).toISOString();
+    await api().post(`/jobs/${job.id}/pause`).send({ note: 'two seconds', resumeAt }).expect(200);
+    await page.goto(`/ui/jobs/${job.id}`);
+    await page.getByText('Note: two seconds').waitFor();
+    await button('Pause').waitFor({ timeout: 10_000 }); // live: the job.resumed event re-reads the page
+    expect((await api().get(`/jobs/${job.id}`)).body).toMatchObject({
+      enabled: true,
+      pausedNote: null,
+      resumeAt: null,
+    });
+    const resumed = await t.db.sql(`SELECT at FROM events WHERE job_id = $1 AND type = 'job.resumed'`, [job.id]);
+    expect(resumed.rows).toEqual([{ at: new Date(resumeAt) }]);
+  });
+
+  it('pause with a note, resume', async () => {
+    const job = await createJob({ cronExpression: '0 3 * * *' });
+    await page.goto(`/ui/jobs/${job.id}`);
+    await button('Pause').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Note').fill('Waiting for the new disk');
+    await dialog.getByLabel(/Resume at/).fill('2020-01-01T09:00');
+    await dialog.getByRole('button', { name: 'Pause', exact: true }).click();
+    await dialog.getByRole('alert').filter({ hasText: 'resumeAt must be in the future' }).waitFor();
+    expect(await accessibilityProblems(page)).toEqual([]);
+
+    const resumeAt = new Date(Date.now() + 3 * 86_400_000);
+    const local = resumeAt.toISOString().slice(0, 16); // the browser runs in UTC
+    await dialog.getByLabel(/Resume at/).fill(local);
+    await dialog.getByRole('button', { name: 'Pause', exact: true }).click();
+    await button('Resume').waitFor();
+    await page.getByText('Note: Waiting for the new disk').waitFor();
+    await page.getByText(/Resumes by itself at/).waitFor();
+    expect((await api().get(`/jobs/${job.id}`)).body).toMatchObject({
+      enabled: false,
+      pausedNote: 'Waiting for the new disk',
+      resumeAt: `${local}:00.000Z`,
+    });
+
+    await page.goto(`/ui/jobs?name=${job.name}`);
+    await page
+      .getByRole('row', { name: new RegExp(job.name) })
+      .getByText('Waiting for the new disk')
+      .waitFor();
+
+    await page.goto(`/ui/jobs/${job.id}`);
+    await button('Resume').click();
+    await button('Pause').waitFor();
+    expect(await page.getByText('Note: Waiting for the new disk').count()).toBe(0);
+    expect((await api().get(`/jobs/${job.id}`)).body).toMatchObject({
+      enabled: true,
+      pausedNote: null,
+      resumeAt: null,
+    });
+  });
+});
