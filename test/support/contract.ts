@@ -15,6 +15,11 @@ export const JOB_FIELDS = [
   'lastExecution',
   'createdAt',
   'updatedAt',
+  'workerSelector',
+  'runOn',
+  'maxConcurrent',
+  'concurrencyGroup',
+  'priority',
 ].sort();
 
 /** The fields of an event as GET /events answers it, in their order: shared by the events and Swagger tests. */

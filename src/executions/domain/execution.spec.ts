@@ -28,6 +28,10 @@ function jobSnapshot(overrides: Partial<JobSnapshot> = {}): JobSnapshot {
     command: 'pg_dump orbit > /backups/orbit.sql',
     maxRetries: 2,
     timeoutSeconds: 600,
+    workerSelector: {},
+    maxConcurrent: null,
+    concurrencyGroup: null,
+    priority: 0,
     ...overrides,
   };
 }
