@@ -10,7 +10,7 @@ export const MODULE_GRAPH = {
   config: ['shared'],
   auth: ['shared', 'config'],
   audit: ['shared', 'auth'],
-  workers: ['shared', 'config'],
+  workers: ['shared', 'config', 'auth'],
   jobs: ['shared'],
   executions: ['shared', 'config', 'auth', 'jobs', 'workers'],
   events: ['shared', 'config'],

@@ -53,6 +53,8 @@ export class Placement1765411200000 implements MigrationInterface {
   async up(db: QueryRunner): Promise<void> {
     await db.query(`ALTER TABLE workers ADD COLUMN labels jsonb NOT NULL DEFAULT '{}'`);
     await db.query(`ALTER TABLE workers ADD COLUMN draining boolean NOT NULL DEFAULT false`);
+    // a drain's entry names its worker, whose id is no uuid
+    await db.query(`ALTER TABLE audit_events ALTER COLUMN target_id TYPE text`);
 
     await db.query(`
       CREATE TABLE concurrency_groups (
@@ -133,6 +135,8 @@ export class Placement1765411200000 implements MigrationInterface {
       DROP COLUMN worker_selector, DROP COLUMN run_on, DROP COLUMN max_concurrent,
       DROP COLUMN concurrency_group, DROP COLUMN priority`);
     await db.query(`DROP TABLE concurrency_groups`);
+    await db.query(`DELETE FROM audit_events WHERE action IN ('worker.drained', 'worker.resumed')`);
+    await db.query(`ALTER TABLE audit_events ALTER COLUMN target_id TYPE uuid USING target_id::uuid`);
     await db.query(`ALTER TABLE workers DROP COLUMN labels, DROP COLUMN draining`);
   }
 }

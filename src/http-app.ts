@@ -18,6 +18,7 @@ export const API_TAGS: ReadonlyArray<readonly [string, string]> = [
   ['events', 'Every state change, in order'],
   ['alerts', 'Channels and the deliveries of alerts'],
   ['workers', 'The worker processes'],
+  ['concurrency-groups', 'Limits shared by the runs of several jobs'],
   ['tokens', 'API tokens and who the caller is'],
   ['audit', 'Who changed what'],
   ['health', 'Liveness and readiness'],

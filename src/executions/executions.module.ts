@@ -1,3 +1,4 @@
+import { ConcurrencyGroupsController } from './http/concurrency-groups.controller.js';
 import { Module } from '@nestjs/common';
 import { OrbitConfig } from '../config/orbit-config.js';
 import { JobRemovalGuards } from '../jobs/application/job-removal-guard.js';
@@ -21,7 +22,7 @@ import { SqlExecutionRepository } from './infrastructure/sql-execution.repositor
 
 @Module({
   imports: [JobsModule],
-  controllers: [JobsController, ExecutionsController],
+  controllers: [JobsController, ExecutionsController, ConcurrencyGroupsController],
   providers: [
     ExecutionsService,
     JobHistoryService,

@@ -15,6 +15,11 @@ export interface LeaseRenewal {
   held: string[];
 }
 
+/** A live worker as the placement sweep sees it. */
+export interface LiveWorker extends ClaimingWorker {
+  draining: boolean;
+}
+
 /** Persistence port of executions. Every state change is a conditional write on the version it was read with. */
 export abstract class ExecutionRepository {
   abstract insert(execution: Execution): Promise<void>;
@@ -49,6 +54,13 @@ export abstract class ExecutionRepository {
   abstract lockExpiredLeases(now: Date, limit: number): Promise<Execution[]>;
   /** Locks RUNNING executions started by an outside runner whose timeout passed by `now`. */
   abstract lockTimedOutOutsideRuns(now: Date, limit: number): Promise<Execution[]>;
+  /**
+   * Writes on each QUEUED execution why none of the `live` workers can take it (its
+   * `waitingFor`), or clears it; answers how many changed. Not a state change: no version moves.
+   */
+  abstract markWaiting(live: readonly LiveWorker[]): Promise<number>;
+  /** Locks QUEUED executions pinned to a worker that is not among `liveIds`. */
+  abstract lockPinnedElsewhere(liveIds: readonly string[], limit: number): Promise<Execution[]>;
   /** When the next QUEUED execution `worker` may run falls due after `after`, if any. */
   abstract earliestDue(after: Date, worker: ClaimingWorker): Promise<Date | null>;
 }

@@ -27,7 +27,7 @@ type PlacementField = 'workerSelector' | 'maxConcurrent' | 'concurrencyGroup' | 
 export type SnapshotInput = Omit<JobSnapshot, PlacementField> & Partial<Pick<JobSnapshot, PlacementField>>;
 
 /** A job as a run copies it (a Job of the jobs module is one), named here so that this domain needs no other. */
-export type JobConfiguration = Omit<JobSnapshot, 'jobId'> & { id: string };
+export type JobConfiguration = Omit<JobSnapshot, 'jobId'> & { id: string; runOn: 'one' | 'all' };
 
 export interface ExecutionProps extends JobSnapshot {
   id: string;
@@ -109,8 +109,16 @@ export class Execution {
 
   /** A run of `job` with a copy of its configuration as it is now. */
   static forJob(job: JobConfiguration, now: Date, options: NewExecution = {}): Execution {
-    const { id: jobId, command, maxRetries, timeoutSeconds, workerSelector, maxConcurrent, concurrencyGroup, priority } =
-      job;
+    const {
+      id: jobId,
+      command,
+      maxRetries,
+      timeoutSeconds,
+      workerSelector,
+      maxConcurrent,
+      concurrencyGroup,
+      priority,
+    } = job;
     const snapshot = { jobId, command, maxRetries, timeoutSeconds, workerSelector, maxConcurrent, concurrencyGroup };
     return Execution.create({ ...snapshot, priority }, now, options);
   }

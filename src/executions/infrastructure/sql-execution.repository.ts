@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { LANE, LIMITED } from '../../../migrations/1765411200000-Placement.js';
 import { StaleWriteError } from '../../shared/domain/domain-errors.js';
 import { Database } from '../../shared/infrastructure/database.js';
-import { ClaimingWorker, ExecutionRepository, LeaseRenewal } from '../application/execution.repository.js';
+import { ClaimingWorker, ExecutionRepository, LeaseRenewal, LiveWorker } from '../application/execution.repository.js';
 import { Execution, ExecutionProps } from '../domain/execution.js';
 import { TRANSITIONS } from '../domain/execution-status.js';
 import { EXECUTION_COLUMNS } from './execution.columns.js';
@@ -105,6 +105,19 @@ export class SqlExecutionRepository extends ExecutionRepository {
     return row?.due ?? null;
   }
 
+  async markWaiting(live: readonly LiveWorker[]): Promise<number> {
+    return (await this.db.rows(MARK_WAITING, [JSON.stringify(live)])).length;
+  }
+
+  async lockPinnedElsewhere(liveIds: readonly string[], limit: number): Promise<Execution[]> {
+    const rows = await this.db.rows<ExecutionProps>(
+      `SELECT ${SELECTED} FROM executions WHERE status = 'QUEUED' AND pinned_worker IS NOT NULL
+          AND pinned_worker <> ALL($1::text[]) LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [liveIds, limit],
+    );
+    return rows.map((row) => Execution.restore(row));
+  }
+
   private async lockRunning(sql: string, now: Date, limit: number): Promise<Execution[]> {
     const rows = await this.db.rows<ExecutionProps>(sql, [now, limit]);
     return rows.map((row) => Execution.restore(row));
@@ -186,6 +199,38 @@ const CLAIM = `
 /** When the next run the worker may take falls due after $1, held by a limit or not (the claim decides). */
 const NEXT_DUE = `SELECT due_at AS due FROM executions WHERE status = 'QUEUED' AND due_at > $1 AND ${mayRun(2)}
   ORDER BY due_at LIMIT 1`;
+
+/**
+ * Why no live worker ($1: [{id, labels, draining}]) can take each QUEUED run that has a selector
+ * or a pin, or that is marked already (a mark is cleared when a worker turns up); with no live
+ * worker at all, every queued run. Only rows whose reason changed are written.
+ */
+const MARK_WAITING = `
+  WITH live AS (
+    SELECT w->>'id' AS id, w->'labels' AS labels, (w->>'draining')::boolean AS draining
+      FROM jsonb_array_elements($1::jsonb) w
+  ),
+  reasons AS (
+    SELECT e.id, CASE
+      WHEN e.pinned_worker IS NOT NULL THEN CASE
+        WHEN NOT EXISTS (SELECT 1 FROM live WHERE live.id = e.pinned_worker)
+          THEN 'its worker ' || e.pinned_worker || ' is not alive'
+        WHEN NOT EXISTS (SELECT 1 FROM live WHERE live.id = e.pinned_worker AND NOT live.draining)
+          THEN 'its worker ' || e.pinned_worker || ' is draining' END
+      WHEN NOT EXISTS (SELECT 1 FROM live WHERE e.worker_selector <@ live.labels)
+        THEN 'no live worker' || coalesce(' has ' || (SELECT string_agg(key || '=' || value, ', ' ORDER BY key)
+                                                        FROM jsonb_each_text(e.worker_selector)), '')
+      WHEN NOT EXISTS (SELECT 1 FROM live WHERE e.worker_selector <@ live.labels AND NOT live.draining)
+        THEN 'every live worker' || coalesce(' with ' || (SELECT string_agg(key || '=' || value, ', ' ORDER BY key)
+                                                            FROM jsonb_each_text(e.worker_selector)), '') || ' is draining'
+      END AS reason
+    FROM executions e
+    WHERE e.status = 'QUEUED' AND (e.worker_selector <> '{}' OR e.pinned_worker IS NOT NULL
+                                   OR e.waiting_for IS NOT NULL OR NOT EXISTS (SELECT 1 FROM live WHERE NOT live.draining))
+  )
+  UPDATE executions e SET waiting_for = r.reason FROM reasons r
+   WHERE e.id = r.id AND e.status = 'QUEUED' AND e.waiting_for IS DISTINCT FROM r.reason
+  RETURNING e.id`;
 
 const ACTIVE = `SELECT ${SELECTED} FROM executions WHERE job_id = $1 AND status = ANY($2::text[])`;
 const ACTIVE_LOCKED = `${ACTIVE} FOR UPDATE`;

@@ -49,7 +49,10 @@ export function placementOf(input: JobPlacement): JobPlacement {
   const { maxConcurrent, concurrencyGroup } = input;
   const max = PLACEMENT_LIMITS.maxConcurrent;
   if (maxConcurrent !== null && !isIntegerIn(maxConcurrent, max)) {
-    throw new InvalidArgumentError(`maxConcurrent must be null or an integer from ${max.min} to ${max.max}`, 'maxConcurrent');
+    throw new InvalidArgumentError(
+      `maxConcurrent must be null or an integer from ${max.min} to ${max.max}`,
+      'maxConcurrent',
+    );
   }
   if (concurrencyGroup !== null) groupNameOf(concurrencyGroup, 'concurrencyGroup');
   // one limit per run keeps the claim's check to one count under one lock; a group of its own limits one job

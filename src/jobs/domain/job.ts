@@ -27,8 +27,6 @@ export interface JobSettings extends JobPlacement {
   alerts: JobAlert[];
 }
 
-
-
 /** JobSettings as a caller writes them. */
 export type JobInput = Omit<JobSettings, 'alerts'> & { alerts: JobAlertInput[] };
 

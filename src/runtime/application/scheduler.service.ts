@@ -100,7 +100,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
           if (plan.fire.length === 0) this.metrics.fireSkipped();
         }
         for (const slot of plan.fire) {
-          if (job.concurrencyPolicy === 'ALLOW') allowed.push(this.scheduled(job, slot, now));
+          if (job.concurrencyPolicy === 'ALLOW') allowed.push(...(await this.scheduled(job, slot, now)));
           else if (await this.fireGuarded(job, slot, now)) fired++;
         }
         // the next slot is the first one after the last fired (slots fired ahead lie after `now`)
@@ -112,8 +112,8 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     });
   }
 
-  private scheduled(job: Job, slot: Date, now: Date): Execution {
-    return Execution.forJob(job, now, { trigger: 'SCHEDULE', scheduledFor: slot, dueAt: slot });
+  private scheduled(job: Job, slot: Date, now: Date): Promise<Execution[]> {
+    return this.executions.runsOf(job, now, { trigger: 'SCHEDULE', scheduledFor: slot, dueAt: slot });
   }
 
   /** A fire of a FORBID or REPLACE job: it depends on the job's executions still active. */
@@ -136,6 +136,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
       });
       await this.executions.apply(earlier, (e, at) => e.cancel(at));
     }
-    return (await this.executionRepository.insertAll([this.scheduled(job, slot, now)], { skipTakenSlots: true })) === 1;
+    const runs = await this.scheduled(job, slot, now);
+    return (await this.executionRepository.insertAll(runs, { skipTakenSlots: true })) > 0;
   }
 }

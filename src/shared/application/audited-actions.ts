@@ -11,5 +11,10 @@ export const AUDITED_ACTIONS = [
   'channel.updated',
   'channel.deleted',
   'channel.tested',
+  'concurrency-group.created',
+  'concurrency-group.updated',
+  'concurrency-group.deleted',
+  'worker.drained',
+  'worker.resumed',
 ] as const;
 export type AuditedAction = (typeof AUDITED_ACTIONS)[number];
