@@ -120,6 +120,11 @@ describe('jobs over HTTP', () => {
         lastExecution: null,
         createdAt: T0,
         updatedAt: T0,
+        workerSelector: {},
+        runOn: 'one',
+        maxConcurrent: null,
+        concurrencyGroup: null,
+        priority: 0,
       });
     });
 
