@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { Labels, parseLabels } from '../shared/domain/labels.js';
 
 export const ROLES = ['all', 'api', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
@@ -16,8 +15,11 @@ export class OrbitConfig {
   /** PostgreSQL connections one process keeps at most (besides the worker's LISTEN connection). */
   dbPoolSize!: number;
   workerConcurrency!: number;
-  /** What this node's worker says about itself (ORBIT_WORKER_LABELS), besides host=<hostname>. */
-  workerLabels!: Labels;
+  /**
+   * What this node's worker says about itself (ORBIT_WORKER_LABELS, `key=value,…`), besides
+   * host=<hostname>: as written; the worker parses it by the labels' rules (shared/domain/labels).
+   */
+  workerLabels!: string;
   leaseSeconds!: number;
   heartbeatSeconds!: number;
   killGraceSeconds!: number;
@@ -105,15 +107,6 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
     return undefined;
   };
 
-  const labels = (name: string): Labels => {
-    try {
-      return parseLabels(env[name] ?? '', name);
-    } catch (error) {
-      problems.push(`${name} must be key=value pairs separated by commas (${(error as Error).message})`);
-      return {};
-    }
-  };
-
   const roleText = argv.find((a) => !a.startsWith('-')) ?? env.ORBIT_ROLE ?? 'all';
   if (!ROLES.includes(roleText as Role)) {
     problems.push(`the role must be one of ${ROLES.join(', ')} (argument or ORBIT_ROLE), got '${roleText}'`);
@@ -132,7 +125,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
     embeddedPgPort: int('ORBIT_PG_PORT', 54329, 1, 65535),
     dbPoolSize: int('ORBIT_DB_POOL_SIZE', 10, 4, 1000),
     workerConcurrency: int('ORBIT_WORKER_CONCURRENCY', 4, 1, 1024),
-    workerLabels: labels('ORBIT_WORKER_LABELS'),
+    workerLabels: env.ORBIT_WORKER_LABELS?.trim() ?? '',
     leaseSeconds: int('ORBIT_LEASE_SECONDS', 30, 2, 86_400),
     heartbeatSeconds: int('ORBIT_HEARTBEAT_SECONDS', 10, 1, 86_400),
     killGraceSeconds: int('ORBIT_KILL_GRACE_SECONDS', 5, 0, 3600),

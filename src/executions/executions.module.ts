@@ -1,3 +1,4 @@
+import { WorkerDrainController } from './http/worker-drain.controller.js';
 import { ConcurrencyGroupsController } from './http/concurrency-groups.controller.js';
 import { Module } from '@nestjs/common';
 import { OrbitConfig } from '../config/orbit-config.js';
@@ -22,7 +23,7 @@ import { SqlExecutionRepository } from './infrastructure/sql-execution.repositor
 
 @Module({
   imports: [JobsModule],
-  controllers: [JobsController, ExecutionsController, ConcurrencyGroupsController],
+  controllers: [JobsController, ExecutionsController, ConcurrencyGroupsController, WorkerDrainController],
   providers: [
     ExecutionsService,
     JobHistoryService,

@@ -15,6 +15,7 @@ import { Clock } from '../../shared/domain/clock.js';
 import { ORBIT_VERSION } from '../../shared/orbit-version.js';
 import { WorkerRegistry } from '../../workers/application/worker-registry.js';
 import { DomainError } from '../../shared/domain/domain-errors.js';
+import { parseLabels } from '../../shared/domain/labels.js';
 import { actionFor, shutDown } from './command-outcome.js';
 import { commandRequestFor } from './command-request.js';
 import { CommandOutcome, CommandRunner } from './command-runner.js';
@@ -72,7 +73,9 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly registry: WorkerRegistry,
     private readonly metrics: ExecutionMetrics,
   ) {
-    this.claimant = { id: this.id, labels: { host: hostname(), ...config.workerLabels } };
+    // a label that breaks the rules stops the node at start, naming ORBIT_WORKER_LABELS
+    const labels = parseLabels(config.workerLabels, 'ORBIT_WORKER_LABELS');
+    this.claimant = { id: this.id, labels: { host: hostname(), ...labels } };
     this.loop = new WakeLoop('worker', () => this.cycle(), config.pollIntervalMs, this.logger, 2);
     this.leases = new LeaseKeeper(
       this.id,
