@@ -162,7 +162,7 @@ const CLAIM_ORDER = 'priority DESC, due_at, id';
  * their free places, counted under the lock. A full lane therefore costs one index probe, however
  * many of its runs wait, and unlimited runs pay two probes of empty index ranges.
  */
-const CLAIM = `
+export const CLAIM = `
   WITH RECURSIVE lanes AS (
     (SELECT ${LANE} AS lane, max_concurrent, concurrency_group FROM executions
       WHERE status = 'QUEUED' AND ${LIMITED} ORDER BY ${LANE} LIMIT 1)
