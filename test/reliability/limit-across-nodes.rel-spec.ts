@@ -2,11 +2,33 @@ import { useCluster } from './support/cluster.js';
 import { countBy, printFigures, waitFor } from './support/util.js';
 
 const RUNS = 60;
-const LIMIT = 3;
+const LIMIT = 2;
 const WORKERS = 3;
+/** One slot per node: the limit binds only when the nodes race for it, never inside one node. */
+const CONCURRENCY = 1;
 
-/** The most runs whose [started, finished] spans overlap at one instant: the exact peak, not a sample. */
-function peakOverlap(spans: { started_at: Date; finished_at: Date }[]): number {
+interface Span {
+  worker_id: string;
+  started_at: Date;
+  finished_at: Date;
+}
+
+/**
+ * The most runs whose spans overlap at one instant: the exact peak, not a sample. A node of
+ * concurrency 1 runs one command at a time, but the cycle that records an end claims the next
+ * run with the instant it began, a moment before the end's own timestamp: a span is therefore
+ * cut at the next start on its worker.
+ */
+function peakOverlap(rows: Span[]): number {
+  const spans = rows.map((row) => {
+    const next = rows
+      .filter((other) => other.worker_id === row.worker_id && other.started_at > row.started_at)
+      .reduce<Date | null>(
+        (soonest, other) => (soonest && soonest < other.started_at ? soonest : other.started_at),
+        null,
+      );
+    return { started_at: row.started_at, finished_at: next && next < row.finished_at ? next : row.finished_at };
+  });
   const edges = spans.flatMap((s) => [
     { at: s.started_at.getTime(), step: 1 },
     { at: s.finished_at.getTime(), step: -1 },
@@ -22,7 +44,7 @@ function peakOverlap(spans: { started_at: Date; finished_at: Date }[]): number {
 describe('reliability: a concurrency limit across nodes', () => {
   const cluster = useCluster('limit');
 
-  it(`${WORKERS} worker nodes claiming ${RUNS} runs of a group of limit ${LIMIT} at once never run more than ${LIMIT}`, () =>
+  it(`${WORKERS} worker nodes of concurrency ${CONCURRENCY} claiming ${RUNS} runs of a group of limit ${LIMIT} at once never run more than ${LIMIT}`, () =>
     cluster().scenario(async () => {
       const c = cluster();
       const [api] = await c.startNodes(
@@ -30,7 +52,7 @@ describe('reliability: a concurrency limit across nodes', () => {
         ...Array.from({ length: WORKERS }, (_, i) => ({
           name: `worker-${i + 1}`,
           role: 'worker' as const,
-          env: { ORBIT_WORKER_CONCURRENCY: '8' },
+          env: { ORBIT_WORKER_CONCURRENCY: String(CONCURRENCY) },
         })),
       );
       const client = c.client(api!);
@@ -66,7 +88,7 @@ describe('reliability: a concurrency limit across nodes', () => {
         120_000,
         50,
       );
-      const rows = await c.sql<{ status: string; worker_id: string; started_at: Date; finished_at: Date }>(
+      const rows = await c.sql<Span & { status: string }>(
         `SELECT status, worker_id, started_at, finished_at FROM executions WHERE job_id = $1`,
         [job.id],
       );
@@ -80,7 +102,8 @@ describe('reliability: a concurrency limit across nodes', () => {
       expect(rows.every((row) => row.status === 'SUCCEEDED')).toBe(true);
       expect(sampledPeak).toBeLessThanOrEqual(LIMIT);
       expect(peakOverlap(rows)).toBe(LIMIT);
-      // the limit held across nodes, not because one node did all the work
-      expect(Object.keys(byNode).length).toBeGreaterThan(1);
+      // the limit was held between nodes: more than one node ran the group's runs (a node whose run
+      // ends claims the freed place in the same transaction, so the first ones to get in keep it)
+      expect(Object.keys(byNode).length).toBeGreaterThanOrEqual(LIMIT);
     }));
 });
