@@ -12,7 +12,7 @@ export const MODULE_GRAPH = {
   audit: ['shared', 'auth'],
   workers: ['shared', 'config'],
   jobs: ['shared'],
-  executions: ['shared', 'config', 'auth', 'jobs'],
+  executions: ['shared', 'config', 'auth', 'jobs', 'workers'],
   events: ['shared', 'config'],
   observability: ['shared', 'config', 'auth', 'executions'],
   runtime: ['shared', 'config', 'jobs', 'executions', 'events', 'workers', 'observability'],

@@ -20,6 +20,7 @@ export const API_TAGS: ReadonlyArray<readonly [string, string]> = [
   ['alerts', 'Channels and the deliveries of alerts'],
   ['apply', 'Jobs as code: an orbit file applied in one transaction'],
   ['workers', 'The worker processes'],
+  ['concurrency-groups', 'Limits shared by the runs of several jobs'],
   ['tokens', 'API tokens and who the caller is'],
   ['audit', 'Who changed what'],
   ['health', 'Liveness and readiness'],

@@ -25,6 +25,9 @@ interface Fixtures {
   execution(state: 'QUEUED' | 'RUNNING' | 'CANCELLED'): Promise<Body>;
   token(role: Role): Promise<Body>;
   channel(): Promise<Body>;
+  group(): Promise<Body>;
+  /** A worker's id, registered as a live worker would register it. */
+  worker(): Promise<string>;
 }
 
 interface Endpoint {
@@ -293,6 +296,55 @@ const ENDPOINTS: Endpoint[] = [
     success: 200,
     target: () => Promise.resolve({ path: '/orbit-file' }),
   },
+  {
+    method: 'post',
+    route: '/workers/{id}/drain',
+    min: 'operator',
+    success: 200,
+    target: async (fx) => ({ path: `/workers/${await fx.worker()}/drain` }),
+  },
+  {
+    method: 'post',
+    route: '/workers/{id}/resume',
+    min: 'operator',
+    success: 200,
+    target: async (fx) => ({ path: `/workers/${await fx.worker()}/resume` }),
+  },
+  {
+    method: 'post',
+    route: '/concurrency-groups',
+    min: 'admin',
+    success: 201,
+    target: () => Promise.resolve({ path: '/concurrency-groups', body: { name: `g-${randomUUID()}`, limit: 2 } }),
+  },
+  {
+    method: 'get',
+    route: '/concurrency-groups',
+    min: 'admin',
+    success: 200,
+    target: () => Promise.resolve({ path: '/concurrency-groups' }),
+  },
+  {
+    method: 'get',
+    route: '/concurrency-groups/{id}',
+    min: 'admin',
+    success: 200,
+    target: async (fx) => ({ path: `/concurrency-groups/${(await fx.group()).id}` }),
+  },
+  {
+    method: 'patch',
+    route: '/concurrency-groups/{id}',
+    min: 'admin',
+    success: 200,
+    target: async (fx) => ({ path: `/concurrency-groups/${(await fx.group()).id}`, body: { limit: 4 } }),
+  },
+  {
+    method: 'delete',
+    route: '/concurrency-groups/{id}',
+    min: 'admin',
+    success: 204,
+    target: async (fx) => ({ path: `/concurrency-groups/${(await fx.group()).id}` }),
+  },
 ];
 
 /** Reachable without any token: health checks, for load balancers and orchestrators. */
@@ -410,6 +462,20 @@ function fixtures(t: TestApp): Fixtures {
       const res = await admin('post', '/channels', validChannel());
       expect(res.status).toBe(201);
       return res.body as Body;
+    },
+    async group() {
+      const res = await admin('post', '/concurrency-groups', { name: `g-${randomUUID()}`, limit: 2 });
+      expect(res.status).toBe(201);
+      return res.body as Body;
+    },
+    async worker() {
+      const id = `host-x:1:${randomUUID().slice(0, 6)}`;
+      await t.db.sql(
+        `INSERT INTO workers (id, host, pid, version, concurrency, started_at, last_heartbeat_at)
+         VALUES ($1, 'host-x', 1, '0', 1, now(), now())`,
+        [id],
+      );
+      return id;
     },
   };
   return fx;
@@ -860,7 +926,7 @@ describe('hardening', () => {
   describe('unknown fields → 400 naming them, and nothing is written', () => {
     it.each<[string, Method, () => string, Body, string[]]>([
       ['POST /jobs', 'post', () => '/jobs', validJob({ owner: 'me', isAdmin: true }), ['owner', 'isAdmin']],
-      ['PATCH /jobs/:id', 'patch', () => `/jobs/${job.id}`, { command: 'echo x', priority: 1 }, ['priority']],
+      ['PATCH /jobs/:id', 'patch', () => `/jobs/${job.id}`, { command: 'echo x', urgency: 1 }, ['urgency']],
       ['POST /tokens', 'post', () => '/tokens', { name: 'x', role: 'viewer', secret: 'mine' }, ['secret']],
       [
         'POST /executions/:id/succeed',

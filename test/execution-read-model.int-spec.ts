@@ -237,6 +237,13 @@ describe('the ExecutionResponseJson migration', () => {
         exitCode: null,
         errorMessage: null,
         workerId: null,
+        // placement
+        workerSelector: {},
+        pinnedWorker: null,
+        maxConcurrent: null,
+        concurrencyGroup: null,
+        priority: 0,
+        waitingFor: null,
       };
       expect(JSON.parse((await read.findJson(id))!)).toEqual(expected);
       const page = await read.listJson({ jobId }, { limit: 10 });

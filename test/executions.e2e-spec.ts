@@ -160,6 +160,12 @@ describe('executions over HTTP', () => {
         exitCode: null,
         errorMessage: null,
         workerId: null,
+        workerSelector: {},
+        pinnedWorker: null,
+        maxConcurrent: null,
+        concurrencyGroup: null,
+        priority: 0,
+        waitingFor: null,
       });
       expect(await read(res.body.id)).toEqual(res.body);
     });

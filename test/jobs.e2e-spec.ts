@@ -122,6 +122,11 @@ describe('jobs over HTTP', () => {
         updatedAt: T0,
         pausedNote: null,
         resumeAt: null,
+        workerSelector: {},
+        runOn: 'one',
+        maxConcurrent: null,
+        concurrencyGroup: null,
+        priority: 0,
       });
     });
 

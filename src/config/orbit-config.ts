@@ -15,6 +15,11 @@ export class OrbitConfig {
   /** PostgreSQL connections one process keeps at most (besides the worker's LISTEN connection). */
   dbPoolSize!: number;
   workerConcurrency!: number;
+  /**
+   * What this node's worker says about itself (ORBIT_WORKER_LABELS, `key=value,…`), besides
+   * host=<hostname>: as written; the worker parses it by the labels' rules (shared/domain/labels).
+   */
+  workerLabels!: string;
   leaseSeconds!: number;
   heartbeatSeconds!: number;
   killGraceSeconds!: number;
@@ -120,6 +125,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
     embeddedPgPort: int('ORBIT_PG_PORT', 54329, 1, 65535),
     dbPoolSize: int('ORBIT_DB_POOL_SIZE', 10, 4, 1000),
     workerConcurrency: int('ORBIT_WORKER_CONCURRENCY', 4, 1, 1024),
+    workerLabels: env.ORBIT_WORKER_LABELS?.trim() ?? '',
     leaseSeconds: int('ORBIT_LEASE_SECONDS', 30, 2, 86_400),
     heartbeatSeconds: int('ORBIT_HEARTBEAT_SECONDS', 10, 1, 86_400),
     killGraceSeconds: int('ORBIT_KILL_GRACE_SECONDS', 5, 0, 3600),

@@ -1,3 +1,5 @@
+import { WorkerDrainController } from './http/worker-drain.controller.js';
+import { ConcurrencyGroupsController } from './http/concurrency-groups.controller.js';
 import { Module } from '@nestjs/common';
 import { OrbitConfig } from '../config/orbit-config.js';
 import { JobRemovalGuards } from '../jobs/application/job-removal-guard.js';
@@ -23,7 +25,7 @@ import { SqlScheduledRuns } from './infrastructure/sql-scheduled-runs.js';
 
 @Module({
   imports: [JobsModule],
-  controllers: [JobsController, ExecutionsController],
+  controllers: [JobsController, ExecutionsController, ConcurrencyGroupsController, WorkerDrainController],
   providers: [
     ExecutionsService,
     JobHistoryService,

@@ -1,9 +1,12 @@
 import { Module } from '@nestjs/common';
+import { ConcurrencyGroupRepository } from './application/concurrency-group.repository.js';
+import { ConcurrencyGroupsService } from './application/concurrency-groups.service.js';
 import { JobRepository } from './application/job.repository.js';
 import { JobAlertChannels } from './application/job-alert-channels.js';
 import { JobRemovalGuards } from './application/job-removal-guard.js';
 import { JobsService } from './application/jobs.service.js';
 import { SchedulesController } from './http/schedules.controller.js';
+import { SqlConcurrencyGroupRepository } from './infrastructure/sql-concurrency-group.repository.js';
 import { TypeOrmJobRepository } from './infrastructure/typeorm-job.repository.js';
 
 /** Jobs and their rules, and /schedules. The /jobs routes are served by the executions module (see JobsController). */
@@ -14,7 +17,9 @@ import { TypeOrmJobRepository } from './infrastructure/typeorm-job.repository.js
     JobRemovalGuards,
     JobAlertChannels,
     { provide: JobRepository, useClass: TypeOrmJobRepository },
+    ConcurrencyGroupsService,
+    { provide: ConcurrencyGroupRepository, useClass: SqlConcurrencyGroupRepository },
   ],
-  exports: [JobsService, JobRepository, JobRemovalGuards, JobAlertChannels],
+  exports: [JobsService, JobRepository, JobRemovalGuards, JobAlertChannels, ConcurrencyGroupsService],
 })
 export class JobsModule {}

@@ -8,6 +8,7 @@ import { Events1764892800000 } from '../../migrations/1764892800000-Events.js';
 import { Alerts1764979200000 } from '../../migrations/1764979200000-Alerts.js';
 import { SlotEvents1765065600000 } from '../../migrations/1765065600000-SlotEvents.js';
 import { PauseNotesAndTimeline1765152000000 } from '../../migrations/1765152000000-PauseNotesAndTimeline.js';
+import { Placement1765411200000 } from '../../migrations/1765411200000-Placement.js';
 import { AppliedJobs1765584000000 } from '../../migrations/1765584000000-AppliedJobs.js';
 import { JobOrmEntity } from '../jobs/infrastructure/job.orm-entity.js';
 
@@ -22,6 +23,7 @@ export const MIGRATIONS = [
   Alerts1764979200000,
   SlotEvents1765065600000,
   PauseNotesAndTimeline1765152000000,
+  Placement1765411200000,
   AppliedJobs1765584000000,
 ];
 

@@ -5,6 +5,7 @@ import { JobsModule } from '../jobs/jobs.module.js';
 import { Heartbeats } from '../observability/application/heartbeats.js';
 import { CommandRunner } from './application/command-runner.js';
 import { LeaseReaperService } from './application/lease-reaper.service.js';
+import { PlacementSweep } from './application/placement-sweep.js';
 import { RetentionService } from './application/retention.service.js';
 import { SchedulerService } from './application/scheduler.service.js';
 import { WorkerService } from './application/worker.service.js';
@@ -18,11 +19,12 @@ import { SpawnerCommandRunner } from './infrastructure/spawner-command-runner.js
     SchedulerService,
     WorkerService,
     LeaseReaperService,
+    PlacementSweep,
     RetentionService,
     PgNotificationListener,
     { provide: CommandRunner, useClass: SpawnerCommandRunner },
   ],
-  exports: [SchedulerService, WorkerService, LeaseReaperService, RetentionService],
+  exports: [SchedulerService, WorkerService, LeaseReaperService, PlacementSweep, RetentionService],
 })
 export class RuntimeModule {
   /** Readiness watches the worker loop on the nodes that run one (observability asks nothing of this module). */

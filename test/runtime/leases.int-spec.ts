@@ -75,7 +75,7 @@ describe('the lease reaper (clock driven, no loops running)', () => {
     const queued = await executions.create(job.id);
     const now = clock.now();
     const claimed = await t.app.get(TransactionRunner).run(async () => {
-      const due = await repository.lockDue(now, 1);
+      const due = await repository.lockDue(now, 1, { id: 'dead-worker', labels: {} });
       for (const execution of due) execution.start(now, 'dead-worker');
       await repository.saveClaimed(due, new Date(now.getTime() + 5000));
       return due;
@@ -424,7 +424,7 @@ describe('leases on real nodes', () => {
       const ghost = await a.app.get(TransactionRunner).run(async () => {
         const now = new Date();
         await repository.insert(Execution.forJob(job, now));
-        const due = await repository.lockDue(now, 1);
+        const due = await repository.lockDue(now, 1, { id: 'dead-worker', labels: {} });
         expect(due).toHaveLength(1);
         for (const execution of due) execution.start(now, 'ghost');
         await repository.saveClaimed(due, new Date(now.getTime() - 1000));

@@ -15,8 +15,13 @@ export const JOB_FIELDS = [
   'lastExecution',
   'createdAt',
   'updatedAt',
-  'pausedNote', // timeline
-  'resumeAt', // timeline
+  'pausedNote',
+  'resumeAt',
+  'workerSelector',
+  'runOn',
+  'maxConcurrent',
+  'concurrencyGroup',
+  'priority',
 ].sort();
 
 /** The fields of an event as GET /events answers it, in their order: shared by the events and Swagger tests. */

@@ -1,4 +1,11 @@
+import type { Labels } from '../../shared/domain/labels.js';
 import { Execution } from '../domain/execution.js';
+
+/** The worker a claim is for: what it may run follows from its labels and its id (pinned runs, drain). */
+export interface ClaimingWorker {
+  id: string;
+  labels: Labels;
+}
 
 /** What a heartbeat did to each id; an id in neither list is no longer the worker's RUNNING execution. */
 export interface LeaseRenewal {
@@ -6,6 +13,11 @@ export interface LeaseRenewal {
   renewed: string[];
   /** Still the worker's, but another transaction held the row: its lease was left as it was. */
   held: string[];
+}
+
+/** A live worker as the placement sweep sees it. */
+export interface LiveWorker extends ClaimingWorker {
+  draining: boolean;
 }
 
 /** Persistence port of executions. Every state change is a conditional write on the version it was read with. */
@@ -29,8 +41,11 @@ export abstract class ExecutionRepository {
   /** QUEUED or RUNNING executions of a job; inside a transaction they are locked for it. */
   abstract findActiveByJob(jobId: string): Promise<Execution[]>;
 
-  /** Locks up to `limit` due QUEUED executions, oldest first, skipping rows others hold. */
-  abstract lockDue(now: Date, limit: number): Promise<Execution[]>;
+  /**
+   * Locks up to `limit` due QUEUED executions `worker` may run (its selector, its pin, not
+   * draining), by priority then oldest first, within their limits, skipping rows others hold.
+   */
+  abstract lockDue(now: Date, limit: number, worker: ClaimingWorker): Promise<Execution[]>;
   /** Persists executions a worker just started, with their lease. */
   abstract saveClaimed(executions: Execution[], leaseExpiresAt: Date): Promise<void>;
   /** Extends the leases of `ids` still RUNNING on `workerId`; a row another transaction holds is not waited for. */
@@ -39,6 +54,13 @@ export abstract class ExecutionRepository {
   abstract lockExpiredLeases(now: Date, limit: number): Promise<Execution[]>;
   /** Locks RUNNING executions started by an outside runner whose timeout passed by `now`. */
   abstract lockTimedOutOutsideRuns(now: Date, limit: number): Promise<Execution[]>;
-  /** When the next QUEUED execution falls due, if any. */
-  abstract earliestDue(): Promise<Date | null>;
+  /**
+   * Writes on each QUEUED execution why none of the `live` workers can take it (its
+   * `waitingFor`), or clears it; answers how many changed. Not a state change: no version moves.
+   */
+  abstract markWaiting(live: readonly LiveWorker[]): Promise<number>;
+  /** Locks QUEUED executions pinned to a worker that is not among `liveIds`. */
+  abstract lockPinnedElsewhere(liveIds: readonly string[], limit: number): Promise<Execution[]>;
+  /** When the next QUEUED execution `worker` may run falls due after `after`, if any. */
+  abstract earliestDue(after: Date, worker: ClaimingWorker): Promise<Date | null>;
 }

@@ -4,7 +4,10 @@ import { Page, PageRequest } from '../../shared/application/page.js';
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { NotFoundError, StaleWriteError } from '../../shared/domain/domain-errors.js';
-import { Execution, ExecutionChange } from '../domain/execution.js';
+import { matches } from '../../shared/domain/labels.js';
+import { WorkerRegistry } from '../../workers/application/worker-registry.js';
+import { OrbitConfig } from '../../config/orbit-config.js';
+import { Execution, ExecutionChange, JobConfiguration, NewExecution } from '../domain/execution.js';
 import { retryDelayMs } from '../domain/retry-backoff.js';
 import { ExecutionMetrics } from './execution-metrics.js';
 import { ExecutionRepository } from './execution.repository.js';
@@ -28,16 +31,31 @@ export class ExecutionsService {
     private readonly retrySettings: RetrySettings,
     private readonly outputs: ExecutionOutputRepository,
     private readonly metrics: ExecutionMetrics,
+    private readonly workers: WorkerRegistry,
+    private readonly config: OrbitConfig,
   ) {}
 
   /** A manual run: allowed while the job is disabled, since `enabled` governs only the schedule. */
   async create(jobId: string): Promise<Execution> {
     return this.transactions.run(async () => {
       const job = await this.jobs.get(jobId, 'share');
-      const execution = Execution.forJob(job, this.clock.now());
-      await this.executions.insert(execution);
-      return execution;
+      const runs = await this.runsOf(job, this.clock.now());
+      await this.executions.insertAll(runs);
+      return runs[0]!;
     });
+  }
+
+  /**
+   * What a fire of `job` queues: one run, or for `runOn: all` one run pinned to each live worker
+   * that matches its selector and is not draining (one unpinned run, which waits for the first
+   * such worker, when there is none).
+   */
+  async runsOf(job: JobConfiguration, now: Date, options: NewExecution = {}): Promise<Execution[]> {
+    if (job.runOn !== 'all') return [Execution.forJob(job, now, options)];
+    const live = await this.workers.recent(new Date(now.getTime() - this.config.leaseSeconds * 1000));
+    const targets = live.filter((worker) => !worker.draining && matches(job.workerSelector, worker.labels));
+    if (targets.length === 0) return [Execution.forJob(job, now, options)];
+    return targets.map((worker) => Execution.forJob(job, now, { ...options, pinnedWorker: worker.id }));
   }
 
   async get(id: string): Promise<Execution> {

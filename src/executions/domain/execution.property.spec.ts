@@ -186,6 +186,10 @@ describe('Execution against a reference model of the seed diagram', () => {
               command: 'echo model',
               maxRetries: 1,
               timeoutSeconds: 60,
+              workerSelector: {},
+              maxConcurrent: null,
+              concurrencyGroup: null,
+              priority: 0,
             });
           }
         },

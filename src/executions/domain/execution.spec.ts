@@ -28,6 +28,10 @@ function jobSnapshot(overrides: Partial<JobSnapshot> = {}): JobSnapshot {
     command: 'pg_dump orbit > /backups/orbit.sql',
     maxRetries: 2,
     timeoutSeconds: 600,
+    workerSelector: {},
+    maxConcurrent: null,
+    concurrencyGroup: null,
+    priority: 0,
     ...overrides,
   };
 }
@@ -190,6 +194,8 @@ describe('Execution lifecycle', () => {
         workerId: null,
         version: 1,
         failureCause: null,
+        pinnedWorker: null,
+        waitingFor: null,
       });
     });
 
@@ -451,6 +457,25 @@ describe('Execution lifecycle', () => {
   });
 
   describe('retry', () => {
+    it('a retry keeps the placement and the pin; a pinned run whose worker was lost is not retried', () => {
+      const AT = new Date('2026-11-30T10:00:00.000Z');
+      const placed = jobSnapshot({ workerSelector: { region: 'eu' }, concurrencyGroup: 'db', priority: 9 });
+      const pinned = Execution.create(placed, AT, { pinnedWorker: 'host-a:1:aa' });
+      pinned.start(AT, 'host-a:1:aa');
+      pinned.fail(1, 'Command exited with code 1', AT);
+      const next = pinned.retry(AT, 10);
+      expect(next.toProps()).toMatchObject({ ...placed, pinnedWorker: 'host-a:1:aa', attempt: 2 });
+
+      const lost = Execution.create(placed, AT, { pinnedWorker: 'host-a:1:aa' });
+      lost.start(AT, 'host-a:1:aa');
+      lost.fail(-1, 'Worker lost: lease expired', AT, 'worker_lost');
+      expect(lost.retryable).toBe(false);
+      const unpinned = Execution.create(placed, AT);
+      unpinned.start(AT, 'host-a:1:aa');
+      unpinned.fail(-1, 'Worker lost: lease expired', AT, 'worker_lost');
+      expect(unpinned.retryable).toBe(true);
+    });
+
     const RETRY_AT = new Date('2026-05-04T10:05:00.000Z');
     const NOT_RETRYABLE = 'Only failed executions with retries left can be retried';
 
@@ -481,6 +506,8 @@ describe('Execution lifecycle', () => {
         workerId: null,
         version: 1,
         failureCause: null,
+        pinnedWorker: null,
+        waitingFor: null,
       });
       expect(retry.id).not.toBe(failed.id);
       expect(failed.toProps()).toEqual(before);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { IllegalTransitionError, InvalidArgumentError } from '../../shared/domain/domain-errors.js';
 import { INT32 } from '../../shared/domain/int32.js';
+import type { Labels } from '../../shared/domain/labels.js';
 import { ExecutionAction, ExecutionStatus, TRANSITIONS } from './execution-status.js';
 
 export const EXECUTION_TRIGGERS = ['MANUAL', 'SCHEDULE', 'RETRY'] as const;
@@ -12,10 +13,21 @@ export interface JobSnapshot {
   command: string;
   maxRetries: number;
   timeoutSeconds: number;
+  /** Only a worker with every pair among its labels may claim it. */
+  workerSelector: Labels;
+  /** At most this many runs of the job RUNNING at once (null: no limit of its own). */
+  maxConcurrent: number | null;
+  /** The concurrency group whose limit it counts against (null: none). */
+  concurrencyGroup: string | null;
+  priority: number;
 }
 
+type PlacementField = 'workerSelector' | 'maxConcurrent' | 'concurrencyGroup' | 'priority';
+/** A snapshot as `create` takes it: without placement, a run goes anywhere, unlimited, at priority 0. */
+export type SnapshotInput = Omit<JobSnapshot, PlacementField> & Partial<Pick<JobSnapshot, PlacementField>>;
+
 /** A job as a run copies it (a Job of the jobs module is one), named here so that this domain needs no other. */
-export type JobConfiguration = Omit<JobSnapshot, 'jobId'> & { id: string };
+export type JobConfiguration = Omit<JobSnapshot, 'jobId'> & { id: string; runOn: 'one' | 'all' };
 
 export interface ExecutionProps extends JobSnapshot {
   id: string;
@@ -38,6 +50,10 @@ export interface ExecutionProps extends JobSnapshot {
   version: number;
   /** What a failure was, when its writer knew more than the message says; null otherwise. */
   failureCause: FailureCause | null;
+  /** The only worker that may run it (a fire of a `runOn: all` job), retries included; null: any. */
+  pinnedWorker: string | null;
+  /** While QUEUED: why no live worker can take it now (see the placement sweep); null otherwise. */
+  waitingFor: string | null;
 }
 
 /** What a failure was, when its writer knows more than its message says: what metrics count, never the text. */
@@ -54,19 +70,24 @@ export interface NewExecution {
   trigger?: ExecutionTrigger;
   scheduledFor?: Date | null;
   dueAt?: Date;
+  pinnedWorker?: string | null;
 }
 
 /** One concrete run of a job, with a guarded lifecycle: see TRANSITIONS. */
 export class Execution {
   private constructor(private props: ExecutionProps) {}
 
-  static create(job: JobSnapshot, now: Date, options: NewExecution = {}): Execution {
+  static create(job: SnapshotInput, now: Date, options: NewExecution = {}): Execution {
     return new Execution({
       id: randomUUID(),
       jobId: job.jobId,
       command: job.command,
       maxRetries: job.maxRetries,
       timeoutSeconds: job.timeoutSeconds,
+      workerSelector: job.workerSelector ?? {},
+      maxConcurrent: job.maxConcurrent ?? null,
+      concurrencyGroup: job.concurrencyGroup ?? null,
+      priority: job.priority ?? 0,
       status: ExecutionStatus.QUEUED,
       attempt: 1,
       trigger: options.trigger ?? 'MANUAL',
@@ -81,13 +102,25 @@ export class Execution {
       workerId: null,
       version: 1,
       failureCause: null,
+      pinnedWorker: options.pinnedWorker ?? null,
+      waitingFor: null,
     });
   }
 
   /** A run of `job` with a copy of its configuration as it is now. */
   static forJob(job: JobConfiguration, now: Date, options: NewExecution = {}): Execution {
-    const { id: jobId, command, maxRetries, timeoutSeconds } = job;
-    return Execution.create({ jobId, command, maxRetries, timeoutSeconds }, now, options);
+    const {
+      id: jobId,
+      command,
+      maxRetries,
+      timeoutSeconds,
+      workerSelector,
+      maxConcurrent,
+      concurrencyGroup,
+      priority,
+    } = job;
+    const snapshot = { jobId, command, maxRetries, timeoutSeconds, workerSelector, maxConcurrent, concurrencyGroup };
+    return Execution.create({ ...snapshot, priority }, now, options);
   }
 
   static restore(props: ExecutionProps): Execution {
@@ -131,8 +164,12 @@ export class Execution {
     this.props.finishedAt = now;
   }
 
-  /** Whether a failure of this execution earns another attempt. */
+  /**
+   * Whether a failure of this execution earns another attempt. A pinned run that lost its worker
+   * does not: a worker's id names one process, which is gone, and its retry could run nowhere.
+   */
   get retryable(): boolean {
+    if (this.props.pinnedWorker !== null && this.props.failureCause === 'worker_lost') return false;
     return this.props.status === ExecutionStatus.FAILED && this.props.attempt <= this.props.maxRetries;
   }
 
@@ -141,15 +178,20 @@ export class Execution {
     if (!this.retryable) {
       throw new IllegalTransitionError('Only failed executions with retries left can be retried');
     }
-    const next = Execution.create(this.snapshot(), now, { trigger: 'RETRY', dueAt: new Date(now.getTime() + delayMs) });
+    const next = Execution.create(this.snapshot(), now, {
+      trigger: 'RETRY',
+      dueAt: new Date(now.getTime() + delayMs),
+      pinnedWorker: this.props.pinnedWorker,
+    });
     next.props.attempt = this.props.attempt + 1;
     next.props.retryOf = this.props.id;
     return next;
   }
 
   snapshot(): JobSnapshot {
-    const { jobId, command, maxRetries, timeoutSeconds } = this.props;
-    return { jobId, command, maxRetries, timeoutSeconds };
+    const { jobId, command, maxRetries, timeoutSeconds, workerSelector, maxConcurrent, concurrencyGroup, priority } =
+      this.props;
+    return { jobId, command, maxRetries, timeoutSeconds, workerSelector, maxConcurrent, concurrencyGroup, priority };
   }
 
   /** Called by the repository once a conditional write landed: the stored version moved on. */
@@ -215,12 +257,22 @@ export class Execution {
   get version(): number {
     return this.props.version;
   }
+  get workerSelector(): Labels {
+    return this.props.workerSelector;
+  }
+  get pinnedWorker(): string | null {
+    return this.props.pinnedWorker;
+  }
+  get waitingFor(): string | null {
+    return this.props.waitingFor;
+  }
 
   private transition(action: ExecutionAction, checkArguments?: () => void): void {
     const rule = TRANSITIONS[action];
     if (!rule.from.includes(this.props.status)) throw new IllegalTransitionError(rule.refusal);
     checkArguments?.();
     this.props.status = rule.to;
+    this.props.waitingFor = null;
   }
 }
 

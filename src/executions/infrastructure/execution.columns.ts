@@ -27,4 +27,10 @@ export const EXECUTION_COLUMNS = new TableColumns<keyof ExecutionProps>('executi
   workerId: { type: 'text', changes: true },
   version: { type: 'integer' },
   failureCause: { type: 'text', changes: true },
+  workerSelector: { type: 'jsonb' },
+  maxConcurrent: { type: 'integer' },
+  concurrencyGroup: { type: 'text' },
+  priority: { type: 'smallint' },
+  pinnedWorker: { type: 'text' },
+  waitingFor: { type: 'text', changes: true },
 });

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { LANE, LIMITED } from '../../../migrations/1765411200000-Placement.js';
 import { StaleWriteError } from '../../shared/domain/domain-errors.js';
 import { Database } from '../../shared/infrastructure/database.js';
-import { ExecutionRepository, LeaseRenewal } from '../application/execution.repository.js';
+import { ClaimingWorker, ExecutionRepository, LeaseRenewal, LiveWorker } from '../application/execution.repository.js';
 import { Execution, ExecutionProps } from '../domain/execution.js';
 import { TRANSITIONS } from '../domain/execution-status.js';
 import { EXECUTION_COLUMNS } from './execution.columns.js';
@@ -60,12 +61,8 @@ export class SqlExecutionRepository extends ExecutionRepository {
     return rows.map((row) => Execution.restore(row));
   }
 
-  async lockDue(now: Date, limit: number): Promise<Execution[]> {
-    const rows = await this.db.rows<ExecutionProps>(
-      `SELECT ${SELECTED} FROM executions WHERE status = 'QUEUED' AND due_at <= $1
-       ORDER BY due_at, id LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [now, limit],
-    );
+  async lockDue(now: Date, limit: number, worker: ClaimingWorker): Promise<Execution[]> {
+    const rows = await this.db.rows<ExecutionProps>(CLAIM, [now, limit, worker.labels, worker.id]);
     return rows.map((row) => Execution.restore(row));
   }
 
@@ -103,11 +100,22 @@ export class SqlExecutionRepository extends ExecutionRepository {
     return this.lockRunning(TIMED_OUT_OUTSIDE_RUNS, now, limit);
   }
 
-  async earliestDue(): Promise<Date | null> {
-    const [row] = await this.db.rows<{ due: Date | null }>(
-      `SELECT min(due_at) AS due FROM executions WHERE status = 'QUEUED'`,
-    );
+  async earliestDue(after: Date, worker: ClaimingWorker): Promise<Date | null> {
+    const [row] = await this.db.rows<{ due: Date }>(NEXT_DUE, [after, worker.labels, worker.id]);
     return row?.due ?? null;
+  }
+
+  async markWaiting(live: readonly LiveWorker[]): Promise<number> {
+    return (await this.db.rows(MARK_WAITING, [JSON.stringify(live)])).length;
+  }
+
+  async lockPinnedElsewhere(liveIds: readonly string[], limit: number): Promise<Execution[]> {
+    const rows = await this.db.rows<ExecutionProps>(
+      `SELECT ${SELECTED} FROM executions WHERE status = 'QUEUED' AND pinned_worker IS NOT NULL
+          AND pinned_worker <> ALL($1::text[]) LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [liveIds, limit],
+    );
+    return rows.map((row) => Execution.restore(row));
   }
 
   private async lockRunning(sql: string, now: Date, limit: number): Promise<Execution[]> {
@@ -122,7 +130,7 @@ const SELECTED = EXECUTION_COLUMNS.select();
 const INSERT = `INSERT INTO executions (${EXECUTION_COLUMNS.names()}) SELECT * FROM unnest(${EXECUTION_COLUMNS.arrays()})`;
 // the arbiter is executions_job_slot_key alone: any other violation still fails the insert
 const INSERT_SKIPPING_TAKEN_SLOTS = `${INSERT}
-  ON CONFLICT (job_id, scheduled_for) WHERE trigger = 'SCHEDULE' DO NOTHING
+  ON CONFLICT (job_id, scheduled_for, (coalesce(pinned_worker, ''))) WHERE trigger = 'SCHEDULE' DO NOTHING
   RETURNING id`;
 
 /** What saveAll sends per execution: the row's key, the version it was read with, and what a change writes. */
@@ -136,6 +144,92 @@ const SAVE = `UPDATE executions e
       lease_expires_at = CASE WHEN v.status = 'RUNNING' THEN coalesce(${LEASE_PARAM}, e.lease_expires_at) END
   FROM unnest(${EXECUTION_COLUMNS.arrays(SAVED)}) AS v(${EXECUTION_COLUMNS.names(SAVED)})
   WHERE e.id = v.id AND e.version = v.version
+  RETURNING e.id`;
+
+/** What a worker ($n: its labels, $n+1: its id) may run: its selector is among the labels, it is pinned nowhere else. */
+const mayRun = (n: number) => `worker_selector <@ $${n}::jsonb AND (pinned_worker IS NULL OR pinned_worker = $${n + 1})
+  AND NOT EXISTS (SELECT 1 FROM workers w WHERE w.id = $${n + 1} AND w.draining)`;
+/** Runs in claim order: highest priority first, then the oldest due. */
+const CLAIM_ORDER = 'priority DESC, due_at, id';
+
+/**
+ * Up to $2 due runs the worker may run ($3 its labels, $4 its id), in claim order, locked. Unlimited
+ * runs come from their own index. Limited runs come lane by lane (a group, or a job's own
+ * maxConcurrent): the lanes with queued runs are found by skipping through their index, a lane
+ * already full by the statement's snapshot is passed over without a lock, and the others are
+ * (those with a due run the worker may take) locked in lane order (so two claims never wait for
+ * each other in a circle) and give at most
+ * their free places, counted under the lock. A full lane therefore costs one index probe, however
+ * many of its runs wait, and unlimited runs pay two probes of empty index ranges.
+ */
+export const CLAIM = `
+  WITH RECURSIVE lanes AS (
+    (SELECT ${LANE} AS lane, max_concurrent, concurrency_group FROM executions
+      WHERE status = 'QUEUED' AND ${LIMITED} ORDER BY ${LANE} LIMIT 1)
+    UNION ALL
+    SELECT n.* FROM lanes l CROSS JOIN LATERAL (
+      SELECT ${LANE} AS lane, max_concurrent, concurrency_group FROM executions
+       WHERE status = 'QUEUED' AND ${LIMITED} AND ${LANE} > l.lane ORDER BY ${LANE} LIMIT 1) n
+  ),
+  limits AS (
+    SELECT lane, coalesce(max_concurrent, (SELECT g."limit" FROM concurrency_groups g WHERE g.name = concurrency_group), $2) AS lane_limit
+      FROM lanes
+  ),
+  open AS MATERIALIZED (
+    SELECT lane, orbit_lane_room(lane, lane_limit) AS room FROM limits
+     -- unqualified columns are the count's own rows: limits has none of their names
+     WHERE lane_limit > (SELECT count(*) FROM executions WHERE status = 'RUNNING' AND ${LIMITED} AND ${LANE} = limits.lane)
+       AND EXISTS (SELECT 1 FROM executions WHERE status = 'QUEUED' AND ${LIMITED} AND ${LANE} = limits.lane
+                    AND due_at <= $1 AND ${mayRun(3)})
+  ),
+  picked AS (
+    SELECT * FROM (
+      SELECT ${SELECTED} FROM executions
+       WHERE status = 'QUEUED' AND NOT ${LIMITED} AND due_at <= $1 AND ${mayRun(3)}
+       ORDER BY ${CLAIM_ORDER} LIMIT $2 FOR UPDATE SKIP LOCKED) free
+    UNION ALL
+    SELECT c.* FROM open o CROSS JOIN LATERAL (
+      SELECT ${SELECTED} FROM executions
+       WHERE status = 'QUEUED' AND ${LIMITED} AND ${LANE} = o.lane AND due_at <= $1 AND ${mayRun(3)}
+       ORDER BY ${CLAIM_ORDER} LIMIT least($2, o.room) FOR UPDATE SKIP LOCKED) c
+     WHERE o.room > 0
+  )
+  SELECT * FROM picked ORDER BY priority DESC, "dueAt", id LIMIT $2`;
+
+/** When the next run the worker may take falls due after $1, held by a limit or not (the claim decides). */
+const NEXT_DUE = `SELECT due_at AS due FROM executions WHERE status = 'QUEUED' AND due_at > $1 AND ${mayRun(2)}
+  ORDER BY due_at LIMIT 1`;
+
+/**
+ * Why no live worker ($1: [{id, labels, draining}]) can take each QUEUED run that has a selector
+ * or a pin, or that is marked already (a mark is cleared when a worker turns up); with no live
+ * worker at all, every queued run. Only rows whose reason changed are written.
+ */
+const MARK_WAITING = `
+  WITH live AS (
+    SELECT w->>'id' AS id, w->'labels' AS labels, (w->>'draining')::boolean AS draining
+      FROM jsonb_array_elements($1::jsonb) w
+  ),
+  reasons AS (
+    SELECT e.id, CASE
+      WHEN e.pinned_worker IS NOT NULL THEN CASE
+        WHEN NOT EXISTS (SELECT 1 FROM live WHERE live.id = e.pinned_worker)
+          THEN 'its worker ' || e.pinned_worker || ' is not alive'
+        WHEN NOT EXISTS (SELECT 1 FROM live WHERE live.id = e.pinned_worker AND NOT live.draining)
+          THEN 'its worker ' || e.pinned_worker || ' is draining' END
+      WHEN NOT EXISTS (SELECT 1 FROM live WHERE e.worker_selector <@ live.labels)
+        THEN 'no live worker' || coalesce(' has ' || (SELECT string_agg(key || '=' || value, ', ' ORDER BY key)
+                                                        FROM jsonb_each_text(e.worker_selector)), '')
+      WHEN NOT EXISTS (SELECT 1 FROM live WHERE e.worker_selector <@ live.labels AND NOT live.draining)
+        THEN 'every live worker' || coalesce(' with ' || (SELECT string_agg(key || '=' || value, ', ' ORDER BY key)
+                                                            FROM jsonb_each_text(e.worker_selector)), '') || ' is draining'
+      END AS reason
+    FROM executions e
+    WHERE e.status = 'QUEUED' AND (e.worker_selector <> '{}' OR e.pinned_worker IS NOT NULL
+                                   OR e.waiting_for IS NOT NULL OR NOT EXISTS (SELECT 1 FROM live WHERE NOT live.draining))
+  )
+  UPDATE executions e SET waiting_for = r.reason FROM reasons r
+   WHERE e.id = r.id AND e.status = 'QUEUED' AND e.waiting_for IS DISTINCT FROM r.reason
   RETURNING e.id`;
 
 const ACTIVE = `SELECT ${SELECTED} FROM executions WHERE job_id = $1 AND status = ANY($2::text[])`;

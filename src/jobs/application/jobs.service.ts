@@ -9,6 +9,7 @@ import type { JobAlert } from '../domain/job-alerts.js';
 import { JobFilter, JobRepository } from './job.repository.js';
 import { JobAlertChannels } from './job-alert-channels.js';
 import { JobRemovalGuards } from './job-removal-guard.js';
+import { ConcurrencyGroupsService } from './concurrency-groups.service.js';
 
 @Injectable()
 export class JobsService {
@@ -18,12 +19,14 @@ export class JobsService {
     private readonly transactions: TransactionRunner,
     private readonly removalGuards: JobRemovalGuards,
     private readonly alertChannels: JobAlertChannels,
+    private readonly groups: ConcurrencyGroupsService,
   ) {}
 
   create(input: NewJob): Promise<Job> {
     return this.transactions.run(async () => {
       const job = Job.create(input, this.clock.now());
       await this.alertChannels.check(job.alerts);
+      await this.groups.check(job.concurrencyGroup);
       await this.jobs.insert(job);
       return job;
     });
@@ -59,6 +62,7 @@ export class JobsService {
       const job = await this.get(id, 'update');
       job.update(patch, this.clock.now());
       if (patch.alerts !== undefined) await this.alertChannels.check(job.alerts);
+      if (patch.concurrencyGroup !== undefined) await this.groups.check(job.concurrencyGroup);
       await this.jobs.update(job);
       return job;
     });

@@ -3,6 +3,7 @@ import { InvalidArgumentError } from '../../shared/domain/domain-errors.js';
 import { canonicalTimezone, CronSchedule } from './cron-schedule.js';
 import { JobAlert, JobAlertInput, jobAlertsOf } from './job-alerts.js';
 import { CONCURRENCY_POLICIES, ConcurrencyPolicy, MISFIRE_POLICIES, MisfirePolicy } from './job-policies.js';
+import { DEFAULT_PLACEMENT, JobPlacement, placementOf } from './job-placement.js';
 
 export const JOB_LIMITS = {
   nameMaxLength: 200,
@@ -13,7 +14,7 @@ export const JOB_LIMITS = {
 } as const;
 
 /** What a caller may set on a job; absent fields take their defaults on create. */
-export interface JobSettings {
+export interface JobSettings extends JobPlacement {
   name: string;
   command: string;
   cronExpression: string;
@@ -83,6 +84,7 @@ export class Job {
       misfirePolicy: 'RUN_ONCE',
       concurrencyPolicy: 'ALLOW',
       alerts: [],
+      ...DEFAULT_PLACEMENT,
       ...withoutUndefined(input),
     } as JobInput);
     const job = new Job({
@@ -241,6 +243,21 @@ export class Job {
   get alerts(): JobAlert[] {
     return this.props.alerts;
   }
+  get workerSelector(): JobPlacement['workerSelector'] {
+    return this.props.workerSelector;
+  }
+  get runOn(): JobPlacement['runOn'] {
+    return this.props.runOn;
+  }
+  get maxConcurrent(): number | null {
+    return this.props.maxConcurrent;
+  }
+  get concurrencyGroup(): string | null {
+    return this.props.concurrencyGroup;
+  }
+  get priority(): number {
+    return this.props.priority;
+  }
   get nextRunAt(): Date | null {
     return this.props.nextRunAt;
   }
@@ -287,6 +304,7 @@ export class Job {
       misfirePolicy: requireOneOf(input.misfirePolicy, 'misfirePolicy', MISFIRE_POLICIES),
       concurrencyPolicy: requireOneOf(input.concurrencyPolicy, 'concurrencyPolicy', CONCURRENCY_POLICIES),
       alerts: jobAlertsOf(input.alerts),
+      ...placementOf(input),
     };
   }
 }

@@ -1,5 +1,6 @@
 import { Job } from '../domain/job.js';
 import { ConcurrencyPolicy, MisfirePolicy } from '../domain/job-policies.js';
+import { RunOn } from '../domain/job-placement.js';
 import { JobOrmEntity } from './job.orm-entity.js';
 
 export const JobMapper = {
@@ -16,6 +17,11 @@ export const JobMapper = {
       misfirePolicy: row.misfirePolicy as MisfirePolicy,
       concurrencyPolicy: row.concurrencyPolicy as ConcurrencyPolicy,
       alerts: row.alerts,
+      workerSelector: row.workerSelector,
+      runOn: row.runOn as RunOn,
+      maxConcurrent: row.maxConcurrent,
+      concurrencyGroup: row.concurrencyGroup,
+      priority: row.priority,
       nextRunAt: row.nextRunAt,
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,

@@ -36,6 +36,21 @@ export class JobOrmEntity {
   @Column('jsonb')
   alerts!: JobAlert[];
 
+  @Column('jsonb', { name: 'worker_selector' })
+  workerSelector!: Record<string, string>;
+
+  @Column('text', { name: 'run_on' })
+  runOn!: string;
+
+  @Column('integer', { name: 'max_concurrent', nullable: true })
+  maxConcurrent!: number | null;
+
+  @Column('text', { name: 'concurrency_group', nullable: true })
+  concurrencyGroup!: string | null;
+
+  @Column('smallint')
+  priority!: number;
+
   @Column('timestamptz', { name: 'next_run_at', nullable: true })
   nextRunAt!: Date | null;
 

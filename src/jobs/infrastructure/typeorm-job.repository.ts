@@ -13,7 +13,9 @@ import { JobOrmEntity } from './job.orm-entity.js';
 const JOB_COLUMNS = `id, name, command, cron_expression AS "cronExpression", timezone, max_retries AS "maxRetries",
   timeout_seconds AS "timeoutSeconds", enabled, misfire_policy AS "misfirePolicy",
   concurrency_policy AS "concurrencyPolicy", alerts, next_run_at AS "nextRunAt", created_at AS "createdAt",
-  updated_at AS "updatedAt", deleted_at AS "deletedAt", version, paused_note AS "pausedNote", resume_at AS "resumeAt"`;
+  updated_at AS "updatedAt", deleted_at AS "deletedAt", version, paused_note AS "pausedNote", resume_at AS "resumeAt",
+  worker_selector AS "workerSelector", run_on AS "runOn", max_concurrent AS "maxConcurrent",
+  concurrency_group AS "concurrencyGroup", priority`;
 
 @Injectable()
 export class TypeOrmJobRepository extends JobRepository {

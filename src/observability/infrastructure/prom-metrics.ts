@@ -68,6 +68,16 @@ export class PromMetrics extends ExecutionMetrics {
       });
     }
     new Gauge({
+      name: 'orbit_executions_unroutable',
+      help: 'Queued executions that no live worker can take (see their waitingFor)',
+      registers: [this.registry],
+      async collect() {
+        this.set(
+          await count(`SELECT count(*)::int AS n FROM executions WHERE status = 'QUEUED' AND waiting_for IS NOT NULL`),
+        );
+      },
+    });
+    new Gauge({
       name: 'orbit_workers_live',
       help: 'Workers whose heartbeat is within a lease',
       registers: [this.registry],

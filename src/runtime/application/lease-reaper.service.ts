@@ -6,6 +6,7 @@ import { ExecutionsService } from '../../executions/application/executions.servi
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { timedOut, workerLost } from './command-outcome.js';
+import { PlacementSweep } from './placement-sweep.js';
 
 const BATCH = 100;
 
@@ -26,12 +27,16 @@ export class LeaseReaperService implements OnApplicationBootstrap, BeforeApplica
     private readonly executionRepository: ExecutionRepository,
     private readonly executions: ExecutionsService,
     private readonly metrics: ExecutionMetrics,
+    private readonly placement: PlacementSweep,
   ) {}
 
   onApplicationBootstrap(): void {
     const everyMs = Math.min(this.config.heartbeatSeconds, 5) * 1000;
     this.timer = setInterval(() => {
-      this.sweeping = this.sweep().catch((error: unknown) => this.logger.warn(`Lease sweep failed: ${String(error)}`));
+      this.sweeping = Promise.all([
+        this.sweep().catch((error: unknown) => this.logger.warn(`Lease sweep failed: ${String(error)}`)),
+        this.placement.sweep().catch((error: unknown) => this.logger.warn(`Placement sweep failed: ${String(error)}`)),
+      ]);
     }, everyMs);
   }
 

@@ -96,7 +96,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
         const plan = job.dueSlots(now, this.config.misfireThresholdSeconds * 1000, until);
         if (plan.missed) notes.push(this.misfired(job, plan, now));
         for (const slot of plan.fire) {
-          if (job.concurrencyPolicy === 'ALLOW') allowed.push(this.scheduled(job, slot, now));
+          if (job.concurrencyPolicy === 'ALLOW') allowed.push(...(await this.scheduled(job, slot, now)));
           else if (await this.fireGuarded(job, slot, now, notes)) fired++;
         }
         // the next slot is the first one after the last fired (slots fired ahead lie after `now`)
@@ -127,8 +127,8 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     });
   }
 
-  private scheduled(job: Job, slot: Date, now: Date): Execution {
-    return Execution.forJob(job, now, { trigger: 'SCHEDULE', scheduledFor: slot, dueAt: slot });
+  private scheduled(job: Job, slot: Date, now: Date): Promise<Execution[]> {
+    return this.executions.runsOf(job, now, { trigger: 'SCHEDULE', scheduledFor: slot, dueAt: slot });
   }
 
   /** One slot.missed event for the episode, at its first slot: what was let go, and what fired instead. */
@@ -187,6 +187,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
       });
       await this.executions.apply(earlier, (e, at) => e.cancel(at));
     }
-    return (await this.executionRepository.insertAll([this.scheduled(job, slot, now)], { skipTakenSlots: true })) === 1;
+    const runs = await this.scheduled(job, slot, now);
+    return (await this.executionRepository.insertAll(runs, { skipTakenSlots: true })) > 0;
   }
 }

@@ -7,7 +7,7 @@ import {
   ExecutionOutputRepository,
 } from '../../executions/application/execution-output.repository.js';
 import { ExecutionMetrics } from '../../executions/application/execution-metrics.js';
-import { ExecutionRepository } from '../../executions/application/execution.repository.js';
+import { ClaimingWorker, ExecutionRepository } from '../../executions/application/execution.repository.js';
 import { ExecutionsService } from '../../executions/application/executions.service.js';
 import { Execution, ExecutionChange } from '../../executions/domain/execution.js';
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
@@ -15,6 +15,7 @@ import { Clock } from '../../shared/domain/clock.js';
 import { ORBIT_VERSION } from '../../shared/orbit-version.js';
 import { WorkerRegistry } from '../../workers/application/worker-registry.js';
 import { DomainError } from '../../shared/domain/domain-errors.js';
+import { parseLabels } from '../../shared/domain/labels.js';
 import { actionFor, shutDown } from './command-outcome.js';
 import { commandRequestFor } from './command-request.js';
 import { CommandOutcome, CommandRunner } from './command-runner.js';
@@ -44,6 +45,8 @@ interface Finished {
 @Injectable()
 export class WorkerService implements OnApplicationBootstrap, BeforeApplicationShutdown, Wakeable {
   readonly id = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  /** What its claims ask for: runs whose selector its labels satisfy (host=<hostname> unless the labels say otherwise). */
+  private readonly claimant: ClaimingWorker;
   private readonly logger = new Logger(WorkerService.name);
   /** Every execution this worker claimed, until its outcome is recorded. */
   private readonly running = new Map<string, RunningCommand>();
@@ -70,6 +73,9 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly registry: WorkerRegistry,
     private readonly metrics: ExecutionMetrics,
   ) {
+    // a label that breaks the rules stops the node at start, naming ORBIT_WORKER_LABELS
+    const labels = parseLabels(config.workerLabels, 'ORBIT_WORKER_LABELS');
+    this.claimant = { id: this.id, labels: { host: hostname(), ...labels } };
     this.loop = new WakeLoop('worker', () => this.cycle(), config.pollIntervalMs, this.logger, 2);
     this.leases = new LeaseKeeper(
       this.id,
@@ -93,9 +99,11 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       pid: process.pid,
       version: ORBIT_VERSION,
       concurrency: this.config.workerConcurrency,
+      labels: this.claimant.labels,
       startedAt: now,
       lastHeartbeatAt: now,
       running: 0,
+      draining: false,
     });
     this.leases.start();
     this.outputFlusher.start();
@@ -159,10 +167,11 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       const done = this.finished.splice(0);
       if (done.length === 0 && this.freeSlots(0) <= 0) return null;
       const claim: Claim = { asked: 0, claimed: [] };
+      let now = this.clock.now();
       let stale: Execution[];
       try {
         stale = await this.transactions.run(async () => {
-          const now = this.clock.now();
+          now = this.clock.now();
           const stale = await this.recordAll(done, now);
           await this.claim(now, done.length, claim);
           return stale;
@@ -182,7 +191,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       for (const item of done) if (!stale.includes(item.run.execution)) this.recorded(item.run);
       for (const item of done) if (stale.includes(item.run.execution)) await this.recordAlone(item);
       if (claim.claimed.length < claim.asked && this.finished.length === 0)
-        return this.executionRepository.earliestDue();
+        return this.executionRepository.earliestDue(now, this.claimant);
     }
   }
 
@@ -210,7 +219,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     const turn = this.claimTurn.then(async () => {
       claim.asked = this.freeSlots(freed);
       if (claim.asked <= 0) return;
-      claim.claimed = await this.executionRepository.lockDue(now, claim.asked);
+      claim.claimed = await this.executionRepository.lockDue(now, claim.asked, this.claimant);
       this.claiming += claim.claimed.length;
     });
     this.claimTurn = turn.catch(() => undefined);

@@ -14,5 +14,10 @@ export const AUDITED_ACTIONS = [
   'file.applied',
   'job.paused',
   'job.resumed',
+  'concurrency-group.created',
+  'concurrency-group.updated',
+  'concurrency-group.deleted',
+  'worker.drained',
+  'worker.resumed',
 ] as const;
 export type AuditedAction = (typeof AUDITED_ACTIONS)[number];

@@ -1,3 +1,5 @@
+import type { Labels } from '../../shared/domain/labels.js';
+
 export interface WorkerInfo {
   id: string;
   host: string;
@@ -7,6 +9,9 @@ export interface WorkerInfo {
   startedAt: Date;
   lastHeartbeatAt: Date;
   running: number;
+  labels: Labels;
+  /** Told to stop claiming (POST /workers/:id/drain); it finishes what it runs. */
+  draining: boolean;
 }
 
 /** Which worker processes exist, and when each last said so. */
@@ -14,6 +19,8 @@ export abstract class WorkerRegistry {
   abstract register(worker: WorkerInfo): Promise<void>;
   abstract beat(id: string, running: number, now: Date): Promise<void>;
   abstract stopped(id: string, now: Date): Promise<void>;
+  /** Sets whether a worker not stopped claims; answers false when there is no such worker. */
+  abstract setDraining(id: string, draining: boolean): Promise<boolean>;
   /** Workers not stopped that beat after `since`, newest heartbeat first. */
   abstract recent(since: Date): Promise<WorkerInfo[]>;
 }

@@ -4,12 +4,12 @@ import { OrbitConfig } from '../../config/orbit-config.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { ORBIT_VERSION } from '../../shared/orbit-version.js';
-import { WorkerRegistry } from '../application/worker-registry.js';
+import { WorkerInfo, WorkerRegistry } from '../application/worker-registry.js';
 
 /** Workers that stopped beating are listed this long (as not alive) before they drop off. */
-const LISTED_FOR_MS = 24 * 3600 * 1000;
+export const LISTED_FOR_MS = 24 * 3600 * 1000;
 
-class WorkerResponse {
+export class WorkerResponse {
   @ApiProperty({ example: 'host-a:4242:1f2e3d' })
   id!: string;
   @ApiProperty({ example: 'host-a' })
@@ -28,6 +28,15 @@ class WorkerResponse {
   running!: number;
   @ApiProperty({ example: true, description: 'false once it missed its heartbeats for a whole lease' })
   alive!: boolean;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { host: 'host-a', region: 'eu' },
+    description: 'ORBIT_WORKER_LABELS, and host=<hostname> unless they name a host',
+  })
+  labels!: Record<string, string>;
+  @ApiProperty({ example: false, description: 'Told to stop claiming (drain): it finishes what it runs' })
+  draining!: boolean;
 }
 
 class WorkerListResponse {
@@ -56,13 +65,17 @@ export class WorkersController {
   async list(): Promise<WorkerListResponse> {
     const now = this.clock.now().getTime();
     const workers = await this.registry.recent(new Date(now - LISTED_FOR_MS));
-    return {
-      items: workers.map((w) => ({
-        ...w,
-        startedAt: w.startedAt.toISOString(),
-        lastHeartbeatAt: w.lastHeartbeatAt.toISOString(),
-        alive: w.lastHeartbeatAt.getTime() > now - this.config.leaseSeconds * 1000,
-      })),
-    };
+    return { items: workers.map((w) => workerResponse(w, now, this.config.leaseSeconds)) };
   }
+}
+
+/** A worker as GET /workers shows it at `now`, alive while its heartbeat is within `leaseSeconds`. */
+export function workerResponse(w: WorkerInfo, now: number, leaseSeconds: number): WorkerResponse {
+  return {
+    ...w,
+    labels: { ...w.labels },
+    startedAt: w.startedAt.toISOString(),
+    lastHeartbeatAt: w.lastHeartbeatAt.toISOString(),
+    alive: w.lastHeartbeatAt.getTime() > now - leaseSeconds * 1000,
+  };
 }

@@ -11,6 +11,8 @@ interface WorkerRow {
   started_at: Date;
   last_heartbeat_at: Date;
   running: number;
+  labels: Record<string, string>;
+  draining: boolean;
 }
 
 @Injectable()
@@ -21,9 +23,9 @@ export class SqlWorkerRegistry extends WorkerRegistry {
 
   async register(w: WorkerInfo): Promise<void> {
     await this.db.rows(
-      `INSERT INTO workers (id, host, pid, version, concurrency, started_at, last_heartbeat_at, running)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [w.id, w.host, w.pid, w.version, w.concurrency, w.startedAt, w.lastHeartbeatAt, w.running],
+      `INSERT INTO workers (id, host, pid, version, concurrency, started_at, last_heartbeat_at, running, labels, draining)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [w.id, w.host, w.pid, w.version, w.concurrency, w.startedAt, w.lastHeartbeatAt, w.running, w.labels, w.draining],
     );
   }
 
@@ -33,6 +35,14 @@ export class SqlWorkerRegistry extends WorkerRegistry {
 
   async stopped(id: string, now: Date): Promise<void> {
     await this.db.rows(`UPDATE workers SET stopped_at = $2, running = 0 WHERE id = $1`, [id, now]);
+  }
+
+  async setDraining(id: string, draining: boolean): Promise<boolean> {
+    const rows = await this.db.rows(
+      `UPDATE workers SET draining = $2 WHERE id = $1 AND stopped_at IS NULL RETURNING id`,
+      [id, draining],
+    );
+    return rows.length === 1;
   }
 
   async recent(since: Date): Promise<WorkerInfo[]> {
@@ -49,6 +59,8 @@ export class SqlWorkerRegistry extends WorkerRegistry {
       startedAt: r.started_at,
       lastHeartbeatAt: r.last_heartbeat_at,
       running: r.running,
+      labels: r.labels,
+      draining: r.draining,
     }));
   }
 }

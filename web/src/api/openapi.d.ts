@@ -446,6 +446,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/concurrency-groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every concurrency group, by name (admin) */
+        get: operations["ConcurrencyGroupsController_list"];
+        put?: never;
+        /** Create a concurrency group: a limit shared by the jobs that name it (admin) */
+        post: operations["ConcurrencyGroupsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/concurrency-groups/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a concurrency group (admin) */
+        get: operations["ConcurrencyGroupsController_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a concurrency group (admin)
+         * @description Refused (409) while jobs name it.
+         */
+        delete: operations["ConcurrencyGroupsController_remove"];
+        options?: never;
+        head?: never;
+        /**
+         * Change the limit or the name (admin)
+         * @description A new limit holds from the next claim on. A rename is refused (409) while jobs name the group.
+         */
+        patch: operations["ConcurrencyGroupsController_update"];
+        trace?: never;
+    };
+    "/workers/{id}/drain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a worker claiming (operator)
+         * @description It finishes what it runs and claims nothing new until resumed. Any node may drain any worker.
+         */
+        post: operations["WorkerDrainController_drain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workers/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Let a drained worker claim again (operator) */
+        post: operations["WorkerDrainController_resume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -663,6 +743,21 @@ export interface components {
              * @example true
              */
             alive: boolean;
+            /**
+             * @description ORBIT_WORKER_LABELS, and host=<hostname> unless they name a host
+             * @example {
+             *       "host": "host-a",
+             *       "region": "eu"
+             *     }
+             */
+            labels: {
+                [key: string]: string;
+            };
+            /**
+             * @description Told to stop claiming (drain): it finishes what it runs
+             * @example false
+             */
+            draining: boolean;
         };
         WorkerListResponse: {
             items: components["schemas"]["WorkerResponse"][];
@@ -748,7 +843,7 @@ export interface components {
              * @example job.created
              * @enum {string}
              */
-            action: "job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied" | "job.paused" | "job.resumed";
+            action: "job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied" | "job.paused" | "job.resumed" | "concurrency-group.created" | "concurrency-group.updated" | "concurrency-group.deleted" | "worker.drained" | "worker.resumed";
             /**
              * Format: uuid
              * @description The job, execution or token
@@ -844,6 +939,38 @@ export interface components {
              * @default []
              */
             alerts?: components["schemas"]["JobAlertDto"][];
+            /**
+             * @description A worker may run this job only if it has every pair among its labels (ORBIT_WORKER_LABELS, host=)
+             * @default {}
+             * @example {
+             *       "region": "eu"
+             *     }
+             */
+            workerSelector?: {
+                [key: string]: string;
+            };
+            /**
+             * @description one: a fire runs once, on any matching worker; all: once on every live matching worker
+             * @default one
+             * @enum {string}
+             */
+            runOn?: "one" | "all";
+            /**
+             * @description At most this many runs RUNNING at once across all workers (others wait QUEUED); null: no limit
+             * @example 2
+             */
+            maxConcurrent?: number | null;
+            /**
+             * @description A concurrency group (POST /concurrency-groups) whose limit the runs share with its other jobs
+             * @example database
+             */
+            concurrencyGroup?: string | null;
+            /**
+             * @description Among due runs, higher first, then the oldest
+             * @default 0
+             * @example 10
+             */
+            priority?: number;
         };
         LastExecutionResponse: {
             /**
@@ -915,6 +1042,25 @@ export interface components {
              * @example 2026-12-07T08:00:00.000Z
              */
             resumeAt: string | null;
+            /**
+             * @example {
+             *       "region": "eu"
+             *     }
+             */
+            workerSelector: {
+                [key: string]: string;
+            };
+            /**
+             * @example one
+             * @enum {string}
+             */
+            runOn: "one" | "all";
+            /** @example null */
+            maxConcurrent: number | null;
+            /** @example null */
+            concurrencyGroup: string | null;
+            /** @example 0 */
+            priority: number;
         };
         JobPageResponse: {
             items: components["schemas"]["JobResponse"][];
@@ -976,6 +1122,38 @@ export interface components {
              * @default []
              */
             alerts?: components["schemas"]["JobAlertDto"][];
+            /**
+             * @description A worker may run this job only if it has every pair among its labels (ORBIT_WORKER_LABELS, host=)
+             * @default {}
+             * @example {
+             *       "region": "eu"
+             *     }
+             */
+            workerSelector?: {
+                [key: string]: string;
+            };
+            /**
+             * @description one: a fire runs once, on any matching worker; all: once on every live matching worker
+             * @default one
+             * @enum {string}
+             */
+            runOn?: "one" | "all";
+            /**
+             * @description At most this many runs RUNNING at once across all workers (others wait QUEUED); null: no limit
+             * @example 2
+             */
+            maxConcurrent?: number | null;
+            /**
+             * @description A concurrency group (POST /concurrency-groups) whose limit the runs share with its other jobs
+             * @example database
+             */
+            concurrencyGroup?: string | null;
+            /**
+             * @description Among due runs, higher first, then the oldest
+             * @default 0
+             * @example 10
+             */
+            priority?: number;
         };
         PauseJobDto: {
             /**
@@ -1094,6 +1272,40 @@ export interface components {
              * @example host-a:4242:1f2e
              */
             workerId: string | null;
+            /**
+             * @description The job's workerSelector when this run was created: only a worker with every pair runs it
+             * @example {
+             *       "region": "eu"
+             *     }
+             */
+            workerSelector: {
+                [key: string]: string;
+            };
+            /**
+             * @description The only worker that may run it (a fire of a runOn: all job), its retries too
+             * @example null
+             */
+            pinnedWorker: string | null;
+            /**
+             * @description The job's maxConcurrent when created
+             * @example null
+             */
+            maxConcurrent: number | null;
+            /**
+             * @description The job's concurrencyGroup when created
+             * @example null
+             */
+            concurrencyGroup: string | null;
+            /**
+             * @description The job's priority when created
+             * @example 0
+             */
+            priority: number;
+            /**
+             * @description While queued: why no live worker can take it now, e.g. "no live worker has region=eu"
+             * @example null
+             */
+            waitingFor: string | null;
         };
         ExecutionPageResponse: {
             items: components["schemas"]["ExecutionResponse"][];
@@ -1129,6 +1341,48 @@ export interface components {
              * @example Backup command failed
              */
             errorMessage?: string;
+        };
+        CreateConcurrencyGroupDto: {
+            /**
+             * @description Unique
+             * @example database
+             */
+            name: string;
+            /**
+             * @description At most this many runs of the group's jobs RUNNING at once, across every worker
+             * @example 3
+             */
+            limit: number;
+        };
+        ConcurrencyGroupResponse: {
+            /**
+             * Format: uuid
+             * @example 3f1c2a8e-9b7d-4e55-8a0f-6d2c1b0a9e44
+             */
+            id: string;
+            /** @example database */
+            name: string;
+            /** @example 3 */
+            limit: number;
+            /** @example 2026-11-30T10:00:00.000Z */
+            createdAt: string;
+            /** @example 2026-11-30T10:00:00.000Z */
+            updatedAt: string;
+        };
+        ConcurrencyGroupListResponse: {
+            items: components["schemas"]["ConcurrencyGroupResponse"][];
+        };
+        UpdateConcurrencyGroupDto: {
+            /**
+             * @description Unique
+             * @example database
+             */
+            name?: string;
+            /**
+             * @description At most this many runs of the group's jobs RUNNING at once, across every worker
+             * @example 3
+             */
+            limit?: number;
         };
         EventResponse: {
             /**
@@ -1421,6 +1675,38 @@ export interface components {
              * @default []
              */
             alerts?: components["schemas"]["JobAlertDto"][];
+            /**
+             * @description A worker may run this job only if it has every pair among its labels (ORBIT_WORKER_LABELS, host=)
+             * @default {}
+             * @example {
+             *       "region": "eu"
+             *     }
+             */
+            workerSelector?: {
+                [key: string]: string;
+            };
+            /**
+             * @description one: a fire runs once, on any matching worker; all: once on every live matching worker
+             * @default one
+             * @enum {string}
+             */
+            runOn?: "one" | "all";
+            /**
+             * @description At most this many runs RUNNING at once across all workers (others wait QUEUED); null: no limit
+             * @example 2
+             */
+            maxConcurrent?: number | null;
+            /**
+             * @description A concurrency group (POST /concurrency-groups) whose limit the runs share with its other jobs
+             * @example database
+             */
+            concurrencyGroup?: string | null;
+            /**
+             * @description Among due runs, higher first, then the oldest
+             * @default 0
+             * @example 10
+             */
+            priority?: number;
         };
         ChannelEntryDto: {
             /**
@@ -3370,6 +3656,453 @@ export interface operations {
             };
             /** @description Illegal transition, duplicate name, or a concurrent change (the message says which) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token in the last minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ConcurrencyGroupsController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConcurrencyGroupListResponse"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token in the last minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ConcurrencyGroupsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateConcurrencyGroupDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConcurrencyGroupResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Illegal transition, duplicate name, or a concurrent change (the message says which) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token in the last minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ConcurrencyGroupsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConcurrencyGroupResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token in the last minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ConcurrencyGroupsController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Illegal transition, duplicate name, or a concurrent change (the message says which) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token in the last minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ConcurrencyGroupsController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateConcurrencyGroupDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConcurrencyGroupResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Illegal transition, duplicate name, or a concurrent change (the message says which) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token in the last minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    WorkerDrainController_drain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerResponse"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token in the last minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    WorkerDrainController_resume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerResponse"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

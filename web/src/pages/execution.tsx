@@ -1,3 +1,4 @@
+import { WaitingFor } from '../components/placement';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ok, type Execution, type ExecutionOutput } from '../api/client';
 import { OutputView } from '../components/output';
@@ -73,6 +74,7 @@ export function ExecutionPage({ id }: { id: string }) {
         </div>
       )}
       <Problem error={problem ?? live.error} />
+      <WaitingFor execution={e} />
       <dl class="fields">
         <dt>Status</dt>
         <dd>
@@ -126,7 +128,7 @@ export function ExecutionPage({ id }: { id: string }) {
         <dt>Error</dt>
         <dd>{e.errorMessage ?? '—'}</dd>
         <dt>Worker</dt>
-        <dd>{e.workerId ?? '—'}</dd>
+        <dd>{e.workerId ?? (e.pinnedWorker ? `pinned to ${e.pinnedWorker}` : '—')}</dd>
       </dl>
       <OutputView output={live.data.output} following={active} />
     </>

@@ -4,6 +4,7 @@ import { api, ApiError, ok, type Job, type JobInput } from '../api/client';
 import { Loading, PageTitle, Problem, Time } from '../components/ui';
 import { cronInWords, dateTimeIn, LOCAL_ZONE } from '../format';
 import { navigate } from '../router';
+import * as placement from '../components/placement';
 
 /** The form's fields by the API's names, each with the label people (and tests) know it by. */
 const FIELDS = {
@@ -15,6 +16,7 @@ const FIELDS = {
   timeoutSeconds: 'Timeout (seconds)',
   misfirePolicy: 'Missed slots',
   concurrencyPolicy: 'Overlapping runs',
+  ...placement.PLACEMENT_FIELDS,
 } as const;
 type Field = keyof typeof FIELDS;
 type Values = Record<Field, string>;
@@ -28,6 +30,7 @@ const NEW_JOB: Values = {
   timeoutSeconds: '3600',
   misfirePolicy: 'RUN_ONCE',
   concurrencyPolicy: 'ALLOW',
+  ...placement.NEW_PLACEMENT,
 };
 /** How long typing must pause before the preview asks the API. */
 const PREVIEW_DELAY_MS = 250;
@@ -42,6 +45,7 @@ function valuesOf(job: Job): Values {
     timeoutSeconds: String(job.timeoutSeconds),
     misfirePolicy: job.misfirePolicy,
     concurrencyPolicy: job.concurrencyPolicy,
+    ...placement.placementValues(job),
   };
 }
 
@@ -60,6 +64,7 @@ function bodyOf(values: Values): JobInput {
     timeoutSeconds: integer(values.timeoutSeconds),
     misfirePolicy: values.misfirePolicy as JobInput['misfirePolicy'],
     concurrencyPolicy: values.concurrencyPolicy as JobInput['concurrencyPolicy'],
+    ...placement.placementBody(values, integer),
   };
 }
 
@@ -234,6 +239,15 @@ export function JobForm({ id }: { id?: string }) {
             <option value="ALLOW">ALLOW: run side by side</option>
             <option value="FORBID">FORBID: skip while one is active</option>
             <option value="REPLACE">REPLACE: cancel the active one</option>
+          </select>
+        ))}
+        {(['workerSelector', 'maxConcurrent', 'concurrencyGroup', 'priority'] as const).map((name) =>
+          field(name, (p) => <input {...p} type="text" autoComplete="off" />, placement.PLACEMENT_HINTS[name]),
+        )}
+        {field('runOn', (p) => (
+          <select {...p} onChange={p.onInput as never}>
+            <option value="one">one: a run on any matching worker</option>
+            <option value="all">all: a run on every live matching worker</option>
           </select>
         ))}
         <div role="alert">

@@ -2,6 +2,8 @@ import { api, ok } from '../api/client';
 import { Loading, PageTitle, Problem, Time } from '../components/ui';
 import { startsOrEnds } from '../live/concerns';
 import { useLive } from '../live/use-live';
+import { WorkerLabels } from '../components/placement';
+import { WorkerDrain } from '../components/worker-drain';
 
 const HEARTBEAT_POLL_MS = 15_000;
 
@@ -31,6 +33,10 @@ export function WorkersPage() {
               <th scope="col">Last heartbeat</th>
               <th scope="col">Started</th>
               <th scope="col">Version</th>
+              <th scope="col">Labels</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -39,7 +45,7 @@ export function WorkersPage() {
                 <td>
                   <code>{worker.id}</code>
                 </td>
-                <td>{worker.alive ? 'live' : 'lost'}</td>
+                <td>{worker.alive ? (worker.draining ? 'draining' : 'live') : 'lost'}</td>
                 <td>
                   {worker.running} of {worker.concurrency}
                 </td>
@@ -50,6 +56,12 @@ export function WorkersPage() {
                   <Time iso={worker.startedAt} />
                 </td>
                 <td>{worker.version}</td>
+                <td>
+                  <WorkerLabels worker={worker} />
+                </td>
+                <td>
+                  <WorkerDrain worker={worker} changed={workers.reload} />
+                </td>
               </tr>
             ))}
           </tbody>

@@ -43,6 +43,33 @@ export class ExecutionResponse {
   errorMessage!: string | null;
   @ApiProperty({ type: String, nullable: true, example: 'host-a:4242:1f2e', description: 'The worker running it' })
   workerId!: string | null;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { region: 'eu' },
+    description: "The job's workerSelector when this run was created: only a worker with every pair runs it",
+  })
+  workerSelector!: Record<string, string>;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'The only worker that may run it (a fire of a runOn: all job), its retries too',
+  })
+  pinnedWorker!: string | null;
+  @ApiProperty({ type: Number, nullable: true, example: null, description: "The job's maxConcurrent when created" })
+  maxConcurrent!: number | null;
+  @ApiProperty({ type: String, nullable: true, example: null, description: "The job's concurrencyGroup when created" })
+  concurrencyGroup!: string | null;
+  @ApiProperty({ example: 0, description: "The job's priority when created" })
+  priority!: number;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'While queued: why no live worker can take it now, e.g. "no live worker has region=eu"',
+  })
+  waitingFor!: string | null;
 
   /** Field by field (no rest/spread copies) and isoTime: a page maps up to 100 of these per request. */
   static from(execution: Execution): ExecutionResponse {
@@ -65,6 +92,12 @@ export class ExecutionResponse {
       exitCode: p.exitCode,
       errorMessage: p.errorMessage,
       workerId: p.workerId,
+      workerSelector: { ...p.workerSelector },
+      pinnedWorker: p.pinnedWorker,
+      maxConcurrent: p.maxConcurrent,
+      concurrencyGroup: p.concurrencyGroup,
+      priority: p.priority,
+      waitingFor: p.waitingFor,
     };
   }
 }

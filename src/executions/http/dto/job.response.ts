@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Job } from '../../../jobs/domain/job.js';
 import { CONCURRENCY_POLICIES, MISFIRE_POLICIES } from '../../../jobs/domain/job-policies.js';
 import { JobAlertDto } from '../../../jobs/http/dto/job-alert.dto.js';
+import { RUN_ON } from '../../../jobs/domain/job-placement.js';
 import type { LastExecution } from '../../application/job-history.js';
 import type { JobStats } from '../../application/job-history.service.js';
 import { EXECUTION_STATUSES } from '../../domain/execution-status.js';
@@ -73,6 +74,16 @@ export class JobResponse {
     description: 'When the paused job resumes by itself; null while it runs or when it stays paused',
   })
   resumeAt!: string | null;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, example: { region: 'eu' } })
+  workerSelector!: Record<string, string>;
+  @ApiProperty({ enum: RUN_ON, example: 'one' })
+  runOn!: string;
+  @ApiProperty({ type: Number, nullable: true, example: null })
+  maxConcurrent!: number | null;
+  @ApiProperty({ type: String, nullable: true, example: null })
+  concurrencyGroup!: string | null;
+  @ApiProperty({ example: 0 })
+  priority!: number;
 
   static from(job: Job, lastExecution: LastExecution | null): JobResponse {
     const { version: _version, ...props } = job.toProps();

@@ -1,11 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { ALERT_LIMITS } from '../../domain/job-alerts.js';
 import { JobAlertDto } from './job-alert.dto.js';
 import { JOB_LIMITS } from '../../domain/job.js';
 import { CONCURRENCY_POLICIES, MISFIRE_POLICIES } from '../../domain/job-policies.js';
 import type { ConcurrencyPolicy, MisfirePolicy } from '../../domain/job-policies.js';
+import { PLACEMENT_LIMITS, RUN_ON } from '../../domain/job-placement.js';
+import type { RunOn } from '../../domain/job-placement.js';
 
 /** Shapes only: the ranges and the meaning of each field are the domain's rules. */
 export class CreateJobDto {
@@ -92,4 +94,57 @@ export class CreateJobDto {
   @ValidateNested({ each: true })
   @Type(() => JobAlertDto)
   alerts?: JobAlertDto[];
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { region: 'eu' },
+    default: {},
+    description: 'A worker may run this job only if it has every pair among its labels (ORBIT_WORKER_LABELS, host=)',
+  })
+  @IsOptional()
+  @IsObject()
+  workerSelector?: Record<string, string>;
+
+  @ApiPropertyOptional({
+    enum: RUN_ON,
+    default: 'one',
+    description: 'one: a fire runs once, on any matching worker; all: once on every live matching worker',
+  })
+  @IsOptional()
+  @IsIn(RUN_ON)
+  runOn?: RunOn;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    example: 2,
+    minimum: PLACEMENT_LIMITS.maxConcurrent.min,
+    maximum: PLACEMENT_LIMITS.maxConcurrent.max,
+    description: 'At most this many runs RUNNING at once across all workers (others wait QUEUED); null: no limit',
+  })
+  @IsOptional()
+  @IsInt()
+  maxConcurrent?: number | null;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'database',
+    description: 'A concurrency group (POST /concurrency-groups) whose limit the runs share with its other jobs',
+  })
+  @IsOptional()
+  @IsString()
+  concurrencyGroup?: string | null;
+
+  @ApiPropertyOptional({
+    example: 10,
+    default: PLACEMENT_LIMITS.priority.default,
+    minimum: PLACEMENT_LIMITS.priority.min,
+    maximum: PLACEMENT_LIMITS.priority.max,
+    description: 'Among due runs, higher first, then the oldest',
+  })
+  @IsOptional()
+  @IsInt()
+  priority?: number;
 }

@@ -1,0 +1,70 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionRunner } from '../../shared/application/transaction-runner.js';
+import { Clock } from '../../shared/domain/clock.js';
+import { ConflictError, InvalidArgumentError, NotFoundError } from '../../shared/domain/domain-errors.js';
+import { ConcurrencyGroup, ConcurrencyGroupInput } from '../domain/concurrency-group.js';
+import { ConcurrencyGroupRepository } from './concurrency-group.repository.js';
+
+/** Concurrency groups (admin): a limit shared by the runs of every job that names one. */
+@Injectable()
+export class ConcurrencyGroupsService {
+  constructor(
+    private readonly groups: ConcurrencyGroupRepository,
+    private readonly clock: Clock,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  async create(input: ConcurrencyGroupInput): Promise<ConcurrencyGroup> {
+    const group = ConcurrencyGroup.create(input, this.clock.now());
+    await this.groups.insert(group);
+    return group;
+  }
+
+  list(): Promise<ConcurrencyGroup[]> {
+    return this.groups.all();
+  }
+
+  async get(id: string): Promise<ConcurrencyGroup> {
+    const group = await this.groups.findById(id);
+    if (!group) throw new NotFoundError(`Concurrency group ${id} not found`);
+    return group;
+  }
+
+  /** A new limit applies to the next claims; a rename is refused while jobs name the group. */
+  update(id: string, patch: Partial<ConcurrencyGroupInput>): Promise<ConcurrencyGroup> {
+    return this.transactions.run(async () => {
+      const group = await this.get(id);
+      const before = group.name;
+      group.update(patch, this.clock.now());
+      if (group.name !== before) await this.refuseWhileNamed(before, 'renamed');
+      await this.groups.update(group);
+      return group;
+    });
+  }
+
+  /** Refused while jobs name it; runs already queued under it then run without its limit. */
+  async remove(id: string): Promise<void> {
+    await this.transactions.run(async () => {
+      const group = await this.get(id);
+      await this.refuseWhileNamed(group.name, 'deleted');
+      await this.groups.remove(group);
+    });
+  }
+
+  /** Throws a 400 naming `concurrencyGroup` unless the group exists (then it stays locked until the transaction ends). */
+  async check(name: string | null): Promise<void> {
+    if (name !== null && !(await this.groups.exists(name))) {
+      throw new InvalidArgumentError(
+        `concurrencyGroup: there is no concurrency group named '${name}'`,
+        'concurrencyGroup',
+      );
+    }
+  }
+
+  private async refuseWhileNamed(name: string, what: string): Promise<void> {
+    const jobs = await this.groups.jobsNaming(name);
+    if (jobs.length > 0) {
+      throw new ConflictError(`Concurrency group '${name}' cannot be ${what} while jobs name it: ${jobs.join(', ')}`);
+    }
+  }
+}

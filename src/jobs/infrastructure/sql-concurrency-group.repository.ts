@@ -1,0 +1,85 @@
+import { Injectable } from '@nestjs/common';
+import { ConflictError, StaleWriteError } from '../../shared/domain/domain-errors.js';
+import { Database, uniqueViolation } from '../../shared/infrastructure/database.js';
+import { ConcurrencyGroupRepository } from '../application/concurrency-group.repository.js';
+import { ConcurrencyGroup, ConcurrencyGroupProps } from '../domain/concurrency-group.js';
+
+const COLUMNS = `id, name, "limit", created_at AS "createdAt", updated_at AS "updatedAt", version`;
+
+@Injectable()
+export class SqlConcurrencyGroupRepository extends ConcurrencyGroupRepository {
+  constructor(private readonly db: Database) {
+    super();
+  }
+
+  async insert(group: ConcurrencyGroup): Promise<void> {
+    const g = group.toProps();
+    await this.guardName(g.name, () =>
+      this.db.rows(
+        `INSERT INTO concurrency_groups (id, name, "limit", created_at, updated_at, version) VALUES ($1, $2, $3, $4, $5, $6)`,
+        [g.id, g.name, g.limit, g.createdAt, g.updatedAt, g.version],
+      ),
+    );
+  }
+
+  async update(group: ConcurrencyGroup): Promise<void> {
+    const g = group.toProps();
+    const rows = await this.guardName(g.name, () =>
+      this.db.rows(
+        `UPDATE concurrency_groups SET name = $3, "limit" = $4, updated_at = $5, version = version + 1
+          WHERE id = $1 AND version = $2 RETURNING id`,
+        [g.id, g.version, g.name, g.limit, g.updatedAt],
+      ),
+    );
+    if (rows.length !== 1)
+      throw new StaleWriteError(`Concurrency group ${g.id} was changed by someone else; read it again`);
+    group.persisted();
+  }
+
+  async remove(group: ConcurrencyGroup): Promise<void> {
+    const rows = await this.db.rows(`DELETE FROM concurrency_groups WHERE id = $1 AND version = $2 RETURNING id`, [
+      group.id,
+      group.version,
+    ]);
+    if (rows.length !== 1)
+      throw new StaleWriteError(`Concurrency group ${group.id} was changed by someone else; read it again`);
+  }
+
+  async findById(id: string): Promise<ConcurrencyGroup | null> {
+    const lock = this.db.inTransaction() ? ' FOR UPDATE' : '';
+    const [row] = await this.db.rows<ConcurrencyGroupProps>(
+      `SELECT ${COLUMNS} FROM concurrency_groups WHERE id = $1${lock}`,
+      [id],
+    );
+    return row ? ConcurrencyGroup.restore(row) : null;
+  }
+
+  async all(): Promise<ConcurrencyGroup[]> {
+    const rows = await this.db.rows<ConcurrencyGroupProps>(`SELECT ${COLUMNS} FROM concurrency_groups ORDER BY name`);
+    return rows.map((row) => ConcurrencyGroup.restore(row));
+  }
+
+  async exists(name: string): Promise<boolean> {
+    const share = this.db.inTransaction() ? ' FOR SHARE' : '';
+    return (await this.db.rows(`SELECT 1 FROM concurrency_groups WHERE name = $1${share}`, [name])).length === 1;
+  }
+
+  async jobsNaming(name: string): Promise<string[]> {
+    const rows = await this.db.rows<{ name: string }>(
+      `SELECT name FROM jobs WHERE concurrency_group = $1 AND deleted_at IS NULL ORDER BY name LIMIT 20`,
+      [name],
+    );
+    return rows.map((row) => row.name);
+  }
+
+  private async guardName<T>(name: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if (uniqueViolation(error) === 'concurrency_groups_name_key') {
+        throw new ConflictError(`A concurrency group named '${name}' exists already`);
+      }
+      throw error;
+    }
+  }
+}

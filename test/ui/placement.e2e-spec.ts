@@ -1,0 +1,101 @@
+import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import request from 'supertest';
+import { PlacementSweep } from '../../src/runtime/application/placement-sweep.js';
+import { WorkerService } from '../../src/runtime/application/worker.service.js';
+import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
+import { waitFor } from '../support/wait.js';
+import { accessibilityProblems, launchBrowser, openTab, PageTrouble } from './browser.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
+type Body = Record<string, any>;
+
+describe('the dashboard shows placement: workers’ labels and drain, the job form’s fields, a run’s waitingFor', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let page: Page;
+  let trouble: PageTrouble;
+  let workerId: string;
+  const api = () => request(t.app.getHttpServer());
+  const button = (name: string) => page.getByRole('button', { name, exact: true });
+  const worker = async () =>
+    ((await api().get('/workers').expect(200)).body.items as Body[]).find((w) => w.id === workerId)!;
+
+  beforeAll(async () => {
+    t = await createTestApp({ role: 'all', env: { ORBIT_WORKER_LABELS: 'region=eu,disk=ssd' } });
+    await t.app.listen(0, '127.0.0.1');
+    const baseUrl = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    workerId = t.app.get(WorkerService).id;
+    browser = await launchBrowser();
+    ({ page, trouble } = await openTab(browser, baseUrl));
+    await page.goto('/ui/');
+    await page.getByLabel('Token').fill(TEST_ADMIN_TOKEN);
+    await button('Sign in').click();
+    await page.getByRole('link', { name: 'Overview' }).waitFor();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  afterEach(() => expect(trouble).toEqual({ errors: [], dialogs: [] }));
+
+  it('Workers shows the labels; Drain makes the worker draining, Resume undoes it', async () => {
+    await page.goto('/ui/workers');
+    const row = page.getByRole('row').filter({ hasText: workerId });
+    await row.getByText('disk=ssd, host=', { exact: false }).waitFor();
+    expect(await row.textContent()).toContain('region=eu');
+    await row.getByRole('button', { name: `Drain ${workerId}` }).click();
+    await row.getByRole('cell', { name: 'draining', exact: true }).waitFor();
+    expect(await worker()).toMatchObject({ draining: true });
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await row.getByRole('button', { name: `Resume ${workerId}` }).click();
+    await row.getByRole('cell', { name: 'live', exact: true }).waitFor();
+    expect(await worker()).toMatchObject({ draining: false });
+  });
+
+  it('the job form sets the selector, runOn, a group and the priority, and shows a refused limit beside its field', async () => {
+    await api().post('/concurrency-groups').send({ name: 'ui-group', limit: 2 }).expect(201);
+    await page.goto('/ui/jobs/new');
+    await page.getByLabel('Name').fill('ui-placed');
+    await page.getByLabel('Command').fill('true');
+    await page.getByLabel('Cron expression').fill('@daily');
+    await page.getByLabel('Worker selector').fill('region=eu, disk=ssd');
+    await page.getByLabel('Run on').selectOption('all');
+    await page.getByLabel('Priority').fill('7');
+    await page.getByLabel('Max concurrent').fill('0');
+    await button('Save').click();
+    await page.locator('#maxConcurrent-error').getByText('maxConcurrent must be null or an integer').waitFor();
+    expect(await page.getByLabel('Max concurrent').getAttribute('aria-invalid')).toBe('true');
+    await page.getByLabel('Max concurrent').fill('');
+    await page.getByLabel('Concurrency group').fill('ui-group');
+    await button('Save').click();
+    await page.getByRole('heading', { name: 'ui-placed', level: 1 }).waitFor();
+    const jobs = (await api().get('/jobs?name=ui-placed').expect(200)).body.items as Body[];
+    expect(jobs[0]).toMatchObject({
+      workerSelector: { region: 'eu', disk: 'ssd' },
+      runOn: 'all',
+      maxConcurrent: null,
+      concurrencyGroup: 'ui-group',
+      priority: 7,
+    });
+    await page.goto(`/ui/jobs/${jobs[0]!.id}/edit`);
+    expect(await page.getByLabel('Worker selector').inputValue()).toBe('disk=ssd, region=eu');
+    expect(await page.getByLabel('Run on').inputValue()).toBe('all');
+  });
+
+  it('a queued run no live worker can take says what it waits for on its page', async () => {
+    const job = (
+      await api()
+        .post('/jobs')
+        .send({ name: 'ui-mars', command: 'true', cronExpression: '@daily', workerSelector: { region: 'mars' } })
+        .expect(201)
+    ).body as Body;
+    const run = (await api().post(`/jobs/${job.id}/executions`).expect(201)).body as Body;
+    await t.app.get(PlacementSweep).sweep();
+    await page.goto(`/ui/executions/${run.id}`);
+    await page.getByRole('status').getByText('Waiting: no live worker has region=mars').waitFor();
+    await waitFor(async () => ((await accessibilityProblems(page)).length === 0 ? true : undefined), 'no a11y problem');
+  });
+});
