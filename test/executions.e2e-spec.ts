@@ -160,6 +160,8 @@ describe('executions over HTTP', () => {
         exitCode: null,
         errorMessage: null,
         workerId: null,
+        parameters: {},
+        triggeredBy: null,
       });
       expect(await read(res.body.id)).toEqual(res.body);
     });

@@ -15,6 +15,12 @@ export const JOB_FIELDS = [
   'lastExecution',
   'createdAt',
   'updatedAt',
+  // chains
+  'triggers',
+  'parameters',
+  'startsAt',
+  'endsAt',
+  'jitterSeconds',
 ].sort();
 
 /** The fields of an event as GET /events answers it, in their order: shared by the events and Swagger tests. */

@@ -190,6 +190,9 @@ describe('Execution lifecycle', () => {
         workerId: null,
         version: 1,
         failureCause: null,
+        parameters: {},
+        triggeredBy: null,
+        upstreamStatus: null,
       });
     });
 
@@ -481,6 +484,9 @@ describe('Execution lifecycle', () => {
         workerId: null,
         version: 1,
         failureCause: null,
+        parameters: {},
+        triggeredBy: null,
+        upstreamStatus: null,
       });
       expect(retry.id).not.toBe(failed.id);
       expect(failed.toProps()).toEqual(before);

@@ -3,7 +3,7 @@ import { IllegalTransitionError, InvalidArgumentError } from '../../shared/domai
 import { INT32 } from '../../shared/domain/int32.js';
 import { ExecutionAction, ExecutionStatus, TRANSITIONS } from './execution-status.js';
 
-export const EXECUTION_TRIGGERS = ['MANUAL', 'SCHEDULE', 'RETRY'] as const;
+export const EXECUTION_TRIGGERS = ['MANUAL', 'SCHEDULE', 'RETRY', 'CHAIN', 'BACKFILL'] as const;
 export type ExecutionTrigger = (typeof EXECUTION_TRIGGERS)[number];
 
 /** The job configuration an execution copies when it is created, so later edits never rewrite history. */
@@ -22,7 +22,7 @@ export interface ExecutionProps extends JobSnapshot {
   status: ExecutionStatus;
   attempt: number;
   trigger: ExecutionTrigger;
-  /** The schedule slot this execution fires for (SCHEDULE only). */
+  /** The schedule slot this execution fires for (SCHEDULE and BACKFILL, and their retries). */
   scheduledFor: Date | null;
   /** The failed execution this one retries (RETRY only). */
   retryOf: string | null;
@@ -38,6 +38,12 @@ export interface ExecutionProps extends JobSnapshot {
   version: number;
   /** What a failure was, when its writer knew more than the message says; null otherwise. */
   failureCause: FailureCause | null;
+  /** The values of the job's parameters this run has (the command sees ORBIT_PARAM_<NAME>). */
+  parameters: Record<string, string>;
+  /** The upstream execution whose outcome started this one (CHAIN, and its retries). */
+  triggeredBy: string | null;
+  /** That upstream execution's final status. */
+  upstreamStatus: string | null;
 }
 
 /** What a failure was, when its writer knows more than its message says: what metrics count, never the text. */
@@ -54,6 +60,9 @@ export interface NewExecution {
   trigger?: ExecutionTrigger;
   scheduledFor?: Date | null;
   dueAt?: Date;
+  parameters?: Record<string, string>;
+  /** The upstream execution and its final status (CHAIN). */
+  upstream?: { executionId: string; status: string };
 }
 
 /** One concrete run of a job, with a guarded lifecycle: see TRANSITIONS. */
@@ -81,6 +90,9 @@ export class Execution {
       workerId: null,
       version: 1,
       failureCause: null,
+      parameters: options.parameters ?? {},
+      triggeredBy: options.upstream?.executionId ?? null,
+      upstreamStatus: options.upstream?.status ?? null,
     });
   }
 
@@ -141,7 +153,15 @@ export class Execution {
     if (!this.retryable) {
       throw new IllegalTransitionError('Only failed executions with retries left can be retried');
     }
-    const next = Execution.create(this.snapshot(), now, { trigger: 'RETRY', dueAt: new Date(now.getTime() + delayMs) });
+    // the next attempt stands for the same slot, with the same inputs, after the same upstream run
+    const { scheduledFor, parameters, triggeredBy, upstreamStatus } = this.props;
+    const next = Execution.create(this.snapshot(), now, {
+      trigger: 'RETRY',
+      dueAt: new Date(now.getTime() + delayMs),
+      scheduledFor,
+      parameters,
+      upstream: triggeredBy && upstreamStatus ? { executionId: triggeredBy, status: upstreamStatus } : undefined,
+    });
     next.props.attempt = this.props.attempt + 1;
     next.props.retryOf = this.props.id;
     return next;
@@ -208,6 +228,15 @@ export class Execution {
   }
   get failureCause(): FailureCause | null {
     return this.props.failureCause;
+  }
+  get parameters(): Record<string, string> {
+    return this.props.parameters;
+  }
+  get triggeredBy(): string | null {
+    return this.props.triggeredBy;
+  }
+  get upstreamStatus(): string | null {
+    return this.props.upstreamStatus;
   }
   get workerId(): string | null {
     return this.props.workerId;

@@ -27,4 +27,7 @@ export const EXECUTION_COLUMNS = new TableColumns<keyof ExecutionProps>('executi
   workerId: { type: 'text', changes: true },
   version: { type: 'integer' },
   failureCause: { type: 'text', changes: true },
+  parameters: { type: 'jsonb' },
+  triggeredBy: { type: 'uuid' },
+  upstreamStatus: { type: 'text' },
 });

@@ -50,6 +50,11 @@ describe('Job.create', () => {
       updatedAt: NOW,
       nextRunAt: new Date('2026-01-11T03:00:00.000Z'),
       version: 1,
+      triggers: [],
+      parameters: [],
+      startsAt: null,
+      endsAt: null,
+      jitterSeconds: 0,
     });
   });
 
@@ -102,6 +107,11 @@ describe('Job.create', () => {
         { channel: 'ops', on: ['failed', 'recovered'] },
         { channel: 'mail', on: ['failed'] },
       ],
+      triggers: [],
+      parameters: [],
+      startsAt: null,
+      endsAt: null,
+      jitterSeconds: 0,
     });
   });
 
@@ -467,8 +477,8 @@ describe('Job.planFrom', () => {
 
     const schedule = job.schedule();
 
-    expect(schedule.expression).toBe('0 9 * * *');
-    expect(schedule.timezone).toBe('Europe/Berlin');
+    expect(schedule?.expression).toBe('0 9 * * *');
+    expect(schedule?.timezone).toBe('Europe/Berlin');
   });
 });
 

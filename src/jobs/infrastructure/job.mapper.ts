@@ -20,6 +20,11 @@ export const JobMapper = {
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,
       version: row.version,
+      triggers: row.triggers,
+      parameters: row.parameters,
+      startsAt: row.startsAt,
+      endsAt: row.endsAt,
+      jitterSeconds: row.jitterSeconds,
     });
   },
 

@@ -6,6 +6,7 @@ import { ExecutionsService } from '../../executions/application/executions.servi
 import { Execution } from '../../executions/domain/execution.js';
 import { JobRepository } from '../../jobs/application/job.repository.js';
 import { Job } from '../../jobs/domain/job.js';
+import { defaultValuesOf } from '../../jobs/domain/job-parameters.js';
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { Wakeable, WakeLoop } from './wake-loop.js';
@@ -113,7 +114,12 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
   }
 
   private scheduled(job: Job, slot: Date, now: Date): Execution {
-    return Execution.forJob(job, now, { trigger: 'SCHEDULE', scheduledFor: slot, dueAt: slot });
+    return Execution.forJob(job, now, {
+      trigger: 'SCHEDULE',
+      scheduledFor: slot,
+      dueAt: job.dueAtFor(slot),
+      parameters: defaultValuesOf(job.parameters),
+    });
   }
 
   /** A fire of a FORBID or REPLACE job: it depends on the job's executions still active. */

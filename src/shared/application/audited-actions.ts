@@ -11,5 +11,6 @@ export const AUDITED_ACTIONS = [
   'channel.updated',
   'channel.deleted',
   'channel.tested',
+  'execution.backfilled',
 ] as const;
 export type AuditedAction = (typeof AUDITED_ACTIONS)[number];

@@ -1,5 +1,5 @@
 /** A column's PostgreSQL type, as an `unnest` batch casts its array parameter. */
-export type ColumnType = 'uuid' | 'text' | 'integer' | 'boolean' | 'timestamptz';
+export type ColumnType = 'uuid' | 'text' | 'integer' | 'boolean' | 'timestamptz' | 'jsonb';
 
 export interface ColumnSpec {
   type: ColumnType;

@@ -2,6 +2,8 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Job } from '../../../jobs/domain/job.js';
 import { CONCURRENCY_POLICIES, MISFIRE_POLICIES } from '../../../jobs/domain/job-policies.js';
 import { JobAlertDto } from '../../../jobs/http/dto/job-alert.dto.js';
+import { JobParameterDto } from '../../../jobs/http/dto/job-parameter.dto.js';
+import { JobTriggerDto } from '../../../jobs/http/dto/job-trigger.dto.js';
 import type { LastExecution } from '../../application/job-history.js';
 import type { JobStats } from '../../application/job-history.service.js';
 import { EXECUTION_STATUSES } from '../../domain/execution-status.js';
@@ -26,8 +28,8 @@ export class JobResponse {
   name!: string;
   @ApiProperty({ example: '/usr/local/bin/backup.sh --full' })
   command!: string;
-  @ApiProperty({ example: '0 3 * * *' })
-  cronExpression!: string;
+  @ApiProperty({ type: String, nullable: true, example: '0 3 * * *', description: 'null: no schedule' })
+  cronExpression!: string | null;
   @ApiProperty({ example: 'Europe/Berlin' })
   timezone!: string;
   @ApiProperty({ example: 2 })
@@ -59,6 +61,16 @@ export class JobResponse {
   createdAt!: string;
   @ApiProperty({ example: '2026-11-30T10:00:00.000Z' })
   updatedAt!: string;
+  @ApiProperty({ type: [JobTriggerDto], description: "Other jobs' outcomes that start a run of this one" })
+  triggers!: JobTriggerDto[];
+  @ApiProperty({ type: [JobParameterDto], description: 'The inputs a run takes' })
+  parameters!: JobParameterDto[];
+  @ApiProperty({ type: String, nullable: true, example: null, description: 'No slot fires before this instant' })
+  startsAt!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null, description: 'No slot fires after this instant' })
+  endsAt!: string | null;
+  @ApiProperty({ example: 0, description: 'Runs are due up to this many seconds after their slot' })
+  jitterSeconds!: number;
 
   static from(job: Job, lastExecution: LastExecution | null): JobResponse {
     const { version: _version, ...props } = job.toProps();
@@ -68,6 +80,8 @@ export class JobResponse {
       lastExecution: lastExecution ? LastExecutionResponse.from(lastExecution) : null,
       createdAt: props.createdAt.toISOString(),
       updatedAt: props.updatedAt.toISOString(),
+      startsAt: props.startsAt?.toISOString() ?? null,
+      endsAt: props.endsAt?.toISOString() ?? null,
     };
   }
 }
