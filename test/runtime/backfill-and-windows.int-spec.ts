@@ -80,7 +80,9 @@ describe('backfill, schedule windows and jitter', () => {
   it('every run that belongs to a slot sees ORBIT_SCHEDULED_FOR, a backfilled one included', async () => {
     clock.set('2026-11-30T10:00:00.000Z');
     const job = await createJob({});
-    await http().post(`/jobs/${job.id}/backfill`).send({ from: `${DAY}T05:00:00Z`, to: `${DAY}T06:00:00Z` });
+    await http()
+      .post(`/jobs/${job.id}/backfill`)
+      .send({ from: `${DAY}T05:00:00Z`, to: `${DAY}T06:00:00Z` });
     const { rows } = await t.db.sql(`SELECT id FROM executions WHERE job_id = $1`, [job.id]);
     const execution = await runtime.app.get(ExecutionsService).get(rows[0].id);
     expect(execution.trigger).toBe('BACKFILL');

@@ -154,7 +154,9 @@ describe('chains: what a change of triggers may do', () => {
   });
 
   const create = (name: string, fields: Body = {}) =>
-    http().post('/jobs').send({ name, command: 'true', cronExpression: null, ...fields });
+    http()
+      .post('/jobs')
+      .send({ name, command: 'true', cronExpression: null, ...fields });
 
   it('a job may have no schedule when it says so with null; a missing cronExpression stays a 400 naming it', async () => {
     const res = await create('no-schedule').expect(201);
@@ -173,7 +175,10 @@ describe('chains: what a change of triggers may do', () => {
     const b = await create('two-b', { triggers: [{ after: 'two-a' }] }).expect(201);
     const a = (await http().get('/jobs').query({ name: 'two-a' })).body.items[0];
 
-    const res = await http().patch(`/jobs/${a.id}`).send({ triggers: [{ after: 'two-b' }] }).expect(400);
+    const res = await http()
+      .patch(`/jobs/${a.id}`)
+      .send({ triggers: [{ after: 'two-b' }] })
+      .expect(400);
     expect(res.body.message).toContain('two-a → two-b → two-a');
     expect((await http().get(`/jobs/${a.id}`)).body.triggers).toEqual([]);
     expect((await http().get(`/jobs/${b.body.id}`)).body.triggers).toEqual([{ after: 'two-a', on: ['SUCCEEDED'] }]);
@@ -184,7 +189,10 @@ describe('chains: what a change of triggers may do', () => {
     await create('three-b', { triggers: [{ after: 'three-a' }] }).expect(201);
     await create('three-c', { triggers: [{ after: 'three-b', on: ['FAILED'] }] }).expect(201);
 
-    const res = await http().patch(`/jobs/${a.body.id}`).send({ triggers: [{ after: 'three-c' }] }).expect(400);
+    const res = await http()
+      .patch(`/jobs/${a.body.id}`)
+      .send({ triggers: [{ after: 'three-c' }] })
+      .expect(400);
     expect(res.body.message).toContain('three-a → three-c → three-b → three-a');
   });
 

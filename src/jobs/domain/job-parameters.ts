@@ -32,7 +32,10 @@ const FIELDS = ['name', 'description', 'default', 'required', 'pattern'] as cons
 /** A job's declared parameters, checked (names, patterns that compile, defaults that fit), or a 400 naming the field. */
 export function jobParametersOf(value: unknown): JobParameter[] {
   if (!Array.isArray(value)) {
-    throw new InvalidArgumentError('parameters must be a list of { name, description, default, required, pattern }', 'parameters');
+    throw new InvalidArgumentError(
+      'parameters must be a list of { name, description, default, required, pattern }',
+      'parameters',
+    );
   }
   if (value.length > PARAMETER_LIMITS.perJob) {
     throw new InvalidArgumentError(`parameters must have at most ${PARAMETER_LIMITS.perJob} entries`, 'parameters');
@@ -41,10 +44,14 @@ export function jobParametersOf(value: unknown): JobParameter[] {
   return value.map((entry: unknown, i) => {
     const field = `parameters[${i}]`;
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-      throw new InvalidArgumentError(`${field} must be an object { name, description, default, required, pattern }`, field);
+      throw new InvalidArgumentError(
+        `${field} must be an object { name, description, default, required, pattern }`,
+        field,
+      );
     }
     const unknown = Object.keys(entry).find((key) => !(FIELDS as readonly string[]).includes(key));
-    if (unknown !== undefined) throw new InvalidArgumentError(`${field}.${unknown} is not a field of a parameter`, field);
+    if (unknown !== undefined)
+      throw new InvalidArgumentError(`${field}.${unknown} is not a field of a parameter`, field);
     const raw = entry as Record<string, unknown>;
     const name = raw.name;
     if (typeof name !== 'string' || !NAME.test(name) || name.length > PARAMETER_LIMITS.nameMaxLength) {
@@ -72,7 +79,10 @@ export function jobParametersOf(value: unknown): JobParameter[] {
  * The values a run gets: `given` checked against the declaration (an unknown name, a missing
  * required one or a value that does not match is a 400 naming it), the defaults for the rest.
  */
-export function parameterValuesFor(declared: readonly JobParameter[], given: Readonly<Record<string, unknown>> = {}): ParameterValues {
+export function parameterValuesFor(
+  declared: readonly JobParameter[],
+  given: Readonly<Record<string, unknown>> = {},
+): ParameterValues {
   const byName = new Map(declared.map((parameter) => [parameter.name, parameter]));
   const unknown = Object.keys(given).find((name) => !byName.has(name));
   if (unknown !== undefined) {

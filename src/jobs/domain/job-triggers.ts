@@ -34,7 +34,10 @@ export function jobTriggersOf(value: unknown, ownName: string): JobTrigger[] {
       throw new InvalidArgumentError(`${field}.after must be the name of a job`, `${field}.after`);
     }
     if (after === ownName) {
-      throw new InvalidArgumentError(`${field}.after: a job cannot be triggered by itself (cycle: ${after} → ${after})`, `${field}.after`);
+      throw new InvalidArgumentError(
+        `${field}.after: a job cannot be triggered by itself (cycle: ${after} → ${after})`,
+        `${field}.after`,
+      );
     }
     if (seen.has(after)) throw new InvalidArgumentError(`${field}.after '${after}' is named twice`, `${field}.after`);
     seen.add(after);

@@ -7,7 +7,11 @@ export const JITTER_SECONDS = { min: 0, max: 3600, default: 0 } as const;
 export function instantOf(value: unknown, field: string): Date | null {
   if (value === null || value === undefined) return null;
   const instant = value instanceof Date ? value : typeof value === 'string' ? new Date(value) : null;
-  if (instant === null || Number.isNaN(instant.getTime()) || (typeof value === 'string' && !/^\d{4}-\d\d-\d\d/.test(value))) {
+  if (
+    instant === null ||
+    Number.isNaN(instant.getTime()) ||
+    (typeof value === 'string' && !/^\d{4}-\d\d-\d\d/.test(value))
+  ) {
     throw new InvalidArgumentError(`${field} must be an ISO 8601 instant (for example 2026-01-01T00:00:00Z)`, field);
   }
   return instant;

@@ -6,6 +6,7 @@ import { duration } from '../format';
 import { useLive } from '../live/use-live';
 import { Link } from '../router';
 import { useSession } from '../session';
+import { ExecutionOrigin } from '../components/execution-origin';
 
 const ACTIVE = new Set(['QUEUED', 'RUNNING']);
 /** Workers store output about every second. */
@@ -127,6 +128,7 @@ export function ExecutionPage({ id }: { id: string }) {
         <dd>{e.errorMessage ?? '—'}</dd>
         <dt>Worker</dt>
         <dd>{e.workerId ?? '—'}</dd>
+        <ExecutionOrigin execution={e} />
       </dl>
       <OutputView output={live.data.output} following={active} />
     </>

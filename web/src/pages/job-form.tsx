@@ -4,6 +4,7 @@ import { api, ApiError, ok, type Job, type JobInput } from '../api/client';
 import { Loading, PageTitle, Problem, Time } from '../components/ui';
 import { cronInWords, dateTimeIn, LOCAL_ZONE } from '../format';
 import { navigate } from '../router';
+import { EXTRA_FIELDS, extraBodyOf, extraValuesOf, NEW_EXTRAS } from './job-form-extras';
 
 /** The form's fields by the API's names, each with the label people (and tests) know it by. */
 const FIELDS = {
@@ -15,6 +16,7 @@ const FIELDS = {
   timeoutSeconds: 'Timeout (seconds)',
   misfirePolicy: 'Missed slots',
   concurrencyPolicy: 'Overlapping runs',
+  ...EXTRA_FIELDS,
 } as const;
 type Field = keyof typeof FIELDS;
 type Values = Record<Field, string>;
@@ -28,6 +30,7 @@ const NEW_JOB: Values = {
   timeoutSeconds: '3600',
   misfirePolicy: 'RUN_ONCE',
   concurrencyPolicy: 'ALLOW',
+  ...NEW_EXTRAS,
 };
 /** How long typing must pause before the preview asks the API. */
 const PREVIEW_DELAY_MS = 250;
@@ -36,12 +39,13 @@ function valuesOf(job: Job): Values {
   return {
     name: job.name,
     command: job.command,
-    cronExpression: job.cronExpression,
+    cronExpression: job.cronExpression ?? '',
     timezone: job.timezone,
     maxRetries: String(job.maxRetries),
     timeoutSeconds: String(job.timeoutSeconds),
     misfirePolicy: job.misfirePolicy,
     concurrencyPolicy: job.concurrencyPolicy,
+    ...extraValuesOf(job),
   };
 }
 
@@ -54,12 +58,13 @@ function bodyOf(values: Values): JobInput {
   return {
     name: values.name,
     command: values.command,
-    cronExpression: values.cronExpression,
+    cronExpression: values.noSchedule ? null : values.cronExpression,
     timezone: values.timezone,
     maxRetries: integer(values.maxRetries),
     timeoutSeconds: integer(values.timeoutSeconds),
     misfirePolicy: values.misfirePolicy as JobInput['misfirePolicy'],
     concurrencyPolicy: values.concurrencyPolicy as JobInput['concurrencyPolicy'],
+    ...extraBodyOf(values, integer),
   };
 }
 
@@ -110,7 +115,7 @@ export function JobForm({ id }: { id?: string }) {
     rest: [],
   });
   const [saving, setSaving] = useState(false);
-  const preview = usePreview(values?.cronExpression ?? '', values?.timezone ?? '');
+  const preview = usePreview(values?.noSchedule ? '' : (values?.cronExpression ?? ''), values?.timezone ?? '');
 
   useEffect(() => {
     if (!id) return;
@@ -217,6 +222,52 @@ export function JobForm({ id }: { id?: string }) {
           )}
           {!preview.error && !preview.runs && <p class="hint">Type a cron expression to see when it fires.</p>}
         </section>
+        {field('noSchedule', (p) => (
+          <input
+            {...p}
+            type="checkbox"
+            value="true"
+            checked={values.noSchedule === 'true'}
+            onInput={(e: Event) =>
+              setValues({ ...values, noSchedule: (e.currentTarget as HTMLInputElement).checked ? 'true' : '' })
+            }
+          />
+        ))}
+        {field(
+          'startsAt',
+          (p) => (
+            <input {...p} type="text" placeholder="2026-01-01T00:00:00Z" />
+          ),
+          'No slot fires before (ISO instant; empty: none)',
+        )}
+        {field(
+          'endsAt',
+          (p) => (
+            <input {...p} type="text" />
+          ),
+          'No slot fires after (ISO instant; empty: none)',
+        )}
+        {field(
+          'jitterSeconds',
+          (p) => (
+            <input {...p} type="text" inputMode="numeric" />
+          ),
+          'Each run is due 0 to N seconds after its slot (0 to 3600)',
+        )}
+        {field(
+          'triggers',
+          (p) => (
+            <textarea {...p} rows={2} spellcheck={false} />
+          ),
+          'One a line: job name, or job name: SUCCEEDED, FAILED, CANCELLED',
+        )}
+        {field(
+          'parameters',
+          (p) => (
+            <textarea {...p} rows={4} spellcheck={false} />
+          ),
+          'JSON list of { "name", "description", "default", "required", "pattern" }; the command sees ORBIT_PARAM_<NAME>',
+        )}
         {field('maxRetries', (p) => (
           <input {...p} type="text" inputMode="numeric" />
         ))}

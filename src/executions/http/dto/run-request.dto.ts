@@ -16,7 +16,8 @@ export class RunRequestDto {
 
   @ApiPropertyOptional({
     example: '2026-12-24T18:00:00Z',
-    description: 'Queue the run due at this instant (not in the past, at most a year ahead); cancellable until it starts',
+    description:
+      'Queue the run due at this instant (not in the past, at most a year ahead); cancellable until it starts',
   })
   @IsOptional()
   @IsISO8601({ strict: true })

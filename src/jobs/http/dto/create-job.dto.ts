@@ -127,7 +127,8 @@ export class CreateJobDto {
     type: [JobParameterDto],
     default: [],
     maxItems: PARAMETER_LIMITS.perJob,
-    description: 'Inputs of a run: given to POST /jobs/:id/executions, defaults otherwise; the command sees ORBIT_PARAM_<NAME>',
+    description:
+      'Inputs of a run: given to POST /jobs/:id/executions, defaults otherwise; the command sees ORBIT_PARAM_<NAME>',
   })
   @IsOptional()
   @IsArray()
