@@ -22,9 +22,9 @@ const PREVIOUS: ResponseField[] = [
   ['workerId', 'worker_id', 'text'],
 ];
 
-const FIELDS: ResponseField[] = [
+/** ExecutionResponse's fields: the earlier ones, then these. */
+export const FIELDS: ResponseField[] = [
   ...PREVIOUS,
-  // placement
   ['workerSelector', 'worker_selector', 'jsonb'],
   ['pinnedWorker', 'pinned_worker', 'text'],
   ['maxConcurrent', 'max_concurrent', 'integer'],

@@ -122,6 +122,19 @@ const ENDPOINTS: Endpoint[] = [
     target: async (fx) => ({ path: `/jobs/${(await fx.job()).id}/executions` }),
   },
   {
+    method: 'post',
+    route: '/jobs/{id}/backfill',
+    min: 'operator',
+    success: 201,
+    target: async (fx) => ({
+      path: `/jobs/${(await fx.job()).id}/backfill`,
+      body: {
+        from: new Date(Date.now() - 2 * 86_400_000).toISOString(),
+        to: new Date(Date.now() - 86_400_000).toISOString(),
+      },
+    }),
+  },
+  {
     method: 'get',
     route: '/executions',
     min: 'viewer',

@@ -244,6 +244,8 @@ describe('the ExecutionResponseJson migration', () => {
         concurrencyGroup: null,
         priority: 0,
         waitingFor: null,
+        parameters: {},
+        triggeredBy: null,
       };
       expect(JSON.parse((await read.findJson(id))!)).toEqual(expected);
       const page = await read.listJson({ jobId }, { limit: 10 });

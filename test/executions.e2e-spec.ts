@@ -166,6 +166,8 @@ describe('executions over HTTP', () => {
         concurrencyGroup: null,
         priority: 0,
         waitingFor: null,
+        parameters: {},
+        triggeredBy: null,
       });
       expect(await read(res.body.id)).toEqual(res.body);
     });

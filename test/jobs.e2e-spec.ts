@@ -44,7 +44,6 @@ const INVALID_FIELDS: Array<[string, unknown]> = [
   ['cronExpression', '@reboot'],
   ['cronExpression', '@every_minute'],
   ['cronExpression', 5],
-  ['cronExpression', null],
   ['timezone', 'Mars/Olympus_Mons'],
   ['timezone', 'CEST+99'],
   ['timezone', ''],
@@ -67,6 +66,19 @@ const INVALID_FIELDS: Array<[string, unknown]> = [
   ['enabled', null],
   ['misfirePolicy', 'NEVER'],
   ['concurrencyPolicy', 'SOMETIMES'],
+  ['triggers', 'extract'],
+  ['triggers', [{ after: 'no-such-job' }]],
+  ['triggers', [{ after: 'x', on: ['LATE'] }]],
+  ['parameters', [{ name: 'lower' }]],
+  ['parameters', [{ name: 'A' }, { name: 'A' }]],
+  ['parameters', [{ name: 'A', pattern: '(' }]],
+  ['parameters', [{ name: 'A', default: 'b', pattern: 'a' }]],
+  ['parameters', [{ name: 'A', required: true }]], // a scheduled run takes the defaults: it needs one
+  ['startsAt', 'yesterday'],
+  ['endsAt', '2026-13-01T00:00:00Z'],
+  ['jitterSeconds', -1],
+  ['jitterSeconds', 3601],
+  ['jitterSeconds', 1.5],
 ];
 
 describe('jobs over HTTP', () => {
@@ -127,6 +139,11 @@ describe('jobs over HTTP', () => {
         maxConcurrent: null,
         concurrencyGroup: null,
         priority: 0,
+        triggers: [],
+        parameters: [],
+        startsAt: null,
+        endsAt: null,
+        jitterSeconds: 0,
       });
     });
 

@@ -9,6 +9,7 @@ import { Alerts1764979200000 } from '../../migrations/1764979200000-Alerts.js';
 import { SlotEvents1765065600000 } from '../../migrations/1765065600000-SlotEvents.js';
 import { PauseNotesAndTimeline1765152000000 } from '../../migrations/1765152000000-PauseNotesAndTimeline.js';
 import { Placement1765411200000 } from '../../migrations/1765411200000-Placement.js';
+import { ChainsAndParameters1765497600000 } from '../../migrations/1765497600000-ChainsAndParameters.js';
 import { AppliedJobs1765584000000 } from '../../migrations/1765584000000-AppliedJobs.js';
 import { JobOrmEntity } from '../jobs/infrastructure/job.orm-entity.js';
 
@@ -24,6 +25,7 @@ export const MIGRATIONS = [
   SlotEvents1765065600000,
   PauseNotesAndTimeline1765152000000,
   Placement1765411200000,
+  ChainsAndParameters1765497600000,
   AppliedJobs1765584000000,
 ];
 

@@ -3,6 +3,8 @@ import { EventsModule } from '../events/events.module.js';
 import { ExecutionsModule } from '../executions/executions.module.js';
 import { JobsModule } from '../jobs/jobs.module.js';
 import { Heartbeats } from '../observability/application/heartbeats.js';
+import { ChainConsumer } from './application/chain-consumer.js';
+import { ChainLoop } from './application/chain-loop.js';
 import { CommandRunner } from './application/command-runner.js';
 import { LeaseReaperService } from './application/lease-reaper.service.js';
 import { PlacementSweep } from './application/placement-sweep.js';
@@ -22,6 +24,8 @@ import { SpawnerCommandRunner } from './infrastructure/spawner-command-runner.js
     PlacementSweep,
     RetentionService,
     PgNotificationListener,
+    ChainConsumer,
+    ChainLoop,
     { provide: CommandRunner, useClass: SpawnerCommandRunner },
   ],
   exports: [SchedulerService, WorkerService, LeaseReaperService, PlacementSweep, RetentionService],

@@ -22,6 +22,11 @@ export const JOB_FIELDS = [
   'maxConcurrent',
   'concurrencyGroup',
   'priority',
+  'triggers',
+  'parameters',
+  'startsAt',
+  'endsAt',
+  'jitterSeconds',
 ].sort();
 
 /** The fields of an event as GET /events answers it, in their order: shared by the events and Swagger tests. */

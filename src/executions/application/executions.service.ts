@@ -3,10 +3,17 @@ import { JobsService } from '../../jobs/application/jobs.service.js';
 import { Page, PageRequest } from '../../shared/application/page.js';
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
 import { Clock } from '../../shared/domain/clock.js';
-import { NotFoundError, StaleWriteError } from '../../shared/domain/domain-errors.js';
+import {
+  ConflictError,
+  InvalidArgumentError,
+  NotFoundError,
+  StaleWriteError,
+} from '../../shared/domain/domain-errors.js';
 import { matches } from '../../shared/domain/labels.js';
 import { WorkerRegistry } from '../../workers/application/worker-registry.js';
 import { OrbitConfig } from '../../config/orbit-config.js';
+import { defaultValuesOf, parameterValuesFor } from '../../jobs/domain/job-parameters.js';
+import { checkBackfillSize, checkBackfillWindow, RUN_REQUEST_LIMITS, runAtOf } from '../domain/run-requests.js';
 import { Execution, ExecutionChange, JobConfiguration, NewExecution } from '../domain/execution.js';
 import { retryDelayMs } from '../domain/retry-backoff.js';
 import { ExecutionMetrics } from './execution-metrics.js';
@@ -14,6 +21,18 @@ import { ExecutionRepository } from './execution.repository.js';
 import { ExecutionFilter, ExecutionReadModel } from './execution-read-model.js';
 import { ExecutionOutput, ExecutionOutputRepository } from './execution-output.repository.js';
 import { RetrySettings } from './retry-settings.js';
+
+/** What a caller may ask of a manual run. */
+export interface RunRequest {
+  parameters?: Record<string, unknown>;
+  runAt?: Date;
+}
+
+export interface BackfillResult {
+  slots: number;
+  queued: number;
+  skipped: number;
+}
 
 /** How often an action is re-read and re-applied when another writer changed the execution first. */
 const STALE_WRITE_ATTEMPTS = 5;
@@ -35,11 +54,18 @@ export class ExecutionsService {
     private readonly config: OrbitConfig,
   ) {}
 
-  /** A manual run: allowed while the job is disabled, since `enabled` governs only the schedule. */
-  async create(jobId: string): Promise<Execution> {
+  /**
+   * A manual run, now or due at `runAt`, with `parameters` checked against the job's
+   * declaration: allowed while the job is disabled, since `enabled` governs only the schedule.
+   */
+  async create(jobId: string, request: RunRequest = {}): Promise<Execution> {
     return this.transactions.run(async () => {
       const job = await this.jobs.get(jobId, 'share');
-      const runs = await this.runsOf(job, this.clock.now());
+      const now = this.clock.now();
+      const runs = await this.runsOf(job, now, {
+        parameters: parameterValuesFor(job.parameters, request.parameters),
+        dueAt: request.runAt ? runAtOf(request.runAt, now) : now,
+      });
       await this.executions.insertAll(runs);
       return runs[0]!;
     });
@@ -56,6 +82,40 @@ export class ExecutionsService {
     const targets = live.filter((worker) => !worker.draining && matches(job.workerSelector, worker.labels));
     if (targets.length === 0) return [Execution.forJob(job, now, options)];
     return targets.map((worker) => Execution.forJob(job, now, { ...options, pinnedWorker: worker.id }));
+  }
+
+  /**
+   * One run (trigger BACKFILL) per slot of the job's schedule in [from, to), due now, each
+   * with the defaults. A slot that has a run already (scheduled or backfilled) is skipped by
+   * the unique slot key, not by a read, so a backfill racing the scheduler or another backfill
+   * never doubles a slot. Under FORBID or REPLACE a backfill waits for no active run: it is
+   * refused while one is queued or running.
+   */
+  async backfill(jobId: string, from: Date, to: Date): Promise<BackfillResult> {
+    return this.transactions.run(async () => {
+      const job = await this.jobs.get(jobId, 'share');
+      const now = this.clock.now();
+      checkBackfillWindow(from, to, now);
+      if (job.cronExpression === null) {
+        throw new InvalidArgumentError(`Job ${job.name} has no schedule: it has no slots to backfill`, 'from');
+      }
+      const slots = job.slotsIn(from, to, RUN_REQUEST_LIMITS.backfillCountLimit + 1);
+      checkBackfillSize(slots.length);
+      if (job.concurrencyPolicy !== 'ALLOW') {
+        const [active] = await this.executions.findActiveByJob(job.id);
+        if (active) {
+          throw new ConflictError(
+            `Job ${job.name} has an execution ${active.status} (${active.id}) and its policy is ${job.concurrencyPolicy}: backfill once it is done`,
+          );
+        }
+      }
+      const parameters = defaultValuesOf(job.parameters);
+      const runs = slots.map((slot) =>
+        Execution.forJob(job, now, { trigger: 'BACKFILL', scheduledFor: slot, dueAt: now, parameters }),
+      );
+      const queued = await this.executions.insertAll(runs, { skipTakenSlots: true });
+      return { slots: slots.length, queued, skipped: slots.length - queued };
+    });
   }
 
   async get(id: string): Promise<Execution> {

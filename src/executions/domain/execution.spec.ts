@@ -196,6 +196,9 @@ describe('Execution lifecycle', () => {
         failureCause: null,
         pinnedWorker: null,
         waitingFor: null,
+        parameters: {},
+        triggeredBy: null,
+        upstreamStatus: null,
       });
     });
 
@@ -508,6 +511,9 @@ describe('Execution lifecycle', () => {
         failureCause: null,
         pinnedWorker: null,
         waitingFor: null,
+        parameters: {},
+        triggeredBy: null,
+        upstreamStatus: null,
       });
       expect(retry.id).not.toBe(failed.id);
       expect(failed.toProps()).toEqual(before);

@@ -4,7 +4,7 @@ import { INT32 } from '../../shared/domain/int32.js';
 import type { Labels } from '../../shared/domain/labels.js';
 import { ExecutionAction, ExecutionStatus, TRANSITIONS } from './execution-status.js';
 
-export const EXECUTION_TRIGGERS = ['MANUAL', 'SCHEDULE', 'RETRY'] as const;
+export const EXECUTION_TRIGGERS = ['MANUAL', 'SCHEDULE', 'RETRY', 'CHAIN', 'BACKFILL'] as const;
 export type ExecutionTrigger = (typeof EXECUTION_TRIGGERS)[number];
 
 /** The job configuration an execution copies when it is created, so later edits never rewrite history. */
@@ -34,7 +34,7 @@ export interface ExecutionProps extends JobSnapshot {
   status: ExecutionStatus;
   attempt: number;
   trigger: ExecutionTrigger;
-  /** The schedule slot this execution fires for (SCHEDULE only). */
+  /** The schedule slot this execution fires for (SCHEDULE and BACKFILL, and their retries). */
   scheduledFor: Date | null;
   /** The failed execution this one retries (RETRY only). */
   retryOf: string | null;
@@ -54,6 +54,12 @@ export interface ExecutionProps extends JobSnapshot {
   pinnedWorker: string | null;
   /** While QUEUED: why no live worker can take it now (see the placement sweep); null otherwise. */
   waitingFor: string | null;
+  /** The values of the job's parameters this run has (the command sees ORBIT_PARAM_<NAME>). */
+  parameters: Record<string, string>;
+  /** The upstream execution whose outcome started this one (CHAIN, and its retries). */
+  triggeredBy: string | null;
+  /** That upstream execution's final status. */
+  upstreamStatus: string | null;
 }
 
 /** What a failure was, when its writer knows more than its message says: what metrics count, never the text. */
@@ -71,6 +77,9 @@ export interface NewExecution {
   scheduledFor?: Date | null;
   dueAt?: Date;
   pinnedWorker?: string | null;
+  parameters?: Record<string, string>;
+  /** The upstream execution and its final status (CHAIN). */
+  upstream?: { executionId: string; status: string };
 }
 
 /** One concrete run of a job, with a guarded lifecycle: see TRANSITIONS. */
@@ -104,6 +113,9 @@ export class Execution {
       failureCause: null,
       pinnedWorker: options.pinnedWorker ?? null,
       waitingFor: null,
+      parameters: options.parameters ?? {},
+      triggeredBy: options.upstream?.executionId ?? null,
+      upstreamStatus: options.upstream?.status ?? null,
     });
   }
 
@@ -178,10 +190,15 @@ export class Execution {
     if (!this.retryable) {
       throw new IllegalTransitionError('Only failed executions with retries left can be retried');
     }
+    // the next attempt stands for the same slot, with the same inputs, after the same upstream run, on the same pin
+    const { scheduledFor, parameters, triggeredBy, upstreamStatus, pinnedWorker } = this.props;
     const next = Execution.create(this.snapshot(), now, {
       trigger: 'RETRY',
       dueAt: new Date(now.getTime() + delayMs),
-      pinnedWorker: this.props.pinnedWorker,
+      pinnedWorker,
+      scheduledFor,
+      parameters,
+      upstream: triggeredBy && upstreamStatus ? { executionId: triggeredBy, status: upstreamStatus } : undefined,
     });
     next.props.attempt = this.props.attempt + 1;
     next.props.retryOf = this.props.id;
@@ -250,6 +267,15 @@ export class Execution {
   }
   get failureCause(): FailureCause | null {
     return this.props.failureCause;
+  }
+  get parameters(): Record<string, string> {
+    return this.props.parameters;
+  }
+  get triggeredBy(): string | null {
+    return this.props.triggeredBy;
+  }
+  get upstreamStatus(): string | null {
+    return this.props.upstreamStatus;
   }
   get workerId(): string | null {
     return this.props.workerId;

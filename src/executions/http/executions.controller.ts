@@ -26,6 +26,9 @@ import { ExecutionsService } from '../application/executions.service.js';
 import { followOutput, OutputEvent } from '../application/output-stream.js';
 import { ExecutionOutputResponse, ExecutionPageResponse, ExecutionResponse } from './dto/execution.response.js';
 import { ListExecutionsQuery } from './dto/list-executions.query.js';
+import { BackfillDto, BackfillResponse } from './dto/backfill.dto.js';
+import { RunRequestDto } from './dto/run-request.dto.js';
+import { RUN_REQUEST_LIMITS } from '../domain/run-requests.js';
 import { FailDto, SucceedDto } from './dto/transition.dto.js';
 
 /** Reads answer JSON that PostgreSQL wrote (ExecutionReadModel); a string is sent as it is. */
@@ -80,14 +83,31 @@ export class ExecutionsController implements BeforeApplicationShutdown {
   @MinRole('operator')
   @Audited('execution.triggered')
   @ApiOperation({
-    summary: 'Queue a run of a job now',
+    summary: 'Queue a run of a job, now or at a given instant',
     description:
-      "A manual run, allowed also while the job is disabled. Copies the job's command, maxRetries and timeoutSeconds.",
+      "A manual run, allowed also while the job is disabled. Copies the job's command, maxRetries and timeoutSeconds. " +
+      'With `parameters`, the values of its declared parameters (the command sees ORBIT_PARAM_<NAME>); with `runAt`, due then.',
   })
   @ApiCreatedResponse({ type: ExecutionResponse })
   @ApiErrors(400, 404)
-  async create(@Param('id', ParseUUIDPipe) jobId: string, @Body() _body: EmptyBodyDto): Promise<ExecutionResponse> {
-    return ExecutionResponse.from(await this.executions.create(jobId));
+  async create(@Param('id', ParseUUIDPipe) jobId: string, @Body() body: RunRequestDto): Promise<ExecutionResponse> {
+    const runAt = body.runAt === undefined ? undefined : new Date(body.runAt);
+    return ExecutionResponse.from(await this.executions.create(jobId, { parameters: body.parameters, runAt }));
+  }
+
+  @Post('jobs/:id/backfill')
+  @MinRole('operator')
+  @Audited('execution.backfilled')
+  @ApiOperation({
+    summary: "Queue one run per slot of the job's schedule in a past window",
+    description:
+      'Runs with trigger BACKFILL and scheduledFor the slot, due now, with the parameter defaults; a slot that has a run ' +
+      `already is skipped. At most ${RUN_REQUEST_LIMITS.backfillMaxSlots} slots. Refused (409) while a run of a FORBID or REPLACE job is active.`,
+  })
+  @ApiCreatedResponse({ type: BackfillResponse })
+  @ApiErrors(400, 404, 409)
+  async backfill(@Param('id', ParseUUIDPipe) jobId: string, @Body() body: BackfillDto): Promise<BackfillResponse> {
+    return this.executions.backfill(jobId, new Date(body.from), new Date(body.to));
   }
 
   @Get('executions')

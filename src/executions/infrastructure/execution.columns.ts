@@ -33,4 +33,7 @@ export const EXECUTION_COLUMNS = new TableColumns<keyof ExecutionProps>('executi
   priority: { type: 'smallint' },
   pinnedWorker: { type: 'text' },
   waitingFor: { type: 'text', changes: true },
+  parameters: { type: 'jsonb' },
+  triggeredBy: { type: 'uuid' },
+  upstreamStatus: { type: 'text' },
 });

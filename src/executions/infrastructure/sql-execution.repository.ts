@@ -2,7 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { LANE, LIMITED } from '../../../migrations/1765411200000-Placement.js';
 import { StaleWriteError } from '../../shared/domain/domain-errors.js';
 import { Database } from '../../shared/infrastructure/database.js';
-import { ClaimingWorker, ExecutionRepository, LeaseRenewal, LiveWorker } from '../application/execution.repository.js';
+import {
+  ClaimingWorker,
+  ExecutionRepository,
+  InsertOptions,
+  LeaseRenewal,
+  LiveWorker,
+} from '../application/execution.repository.js';
 import { Execution, ExecutionProps } from '../domain/execution.js';
 import { TRANSITIONS } from '../domain/execution-status.js';
 import { EXECUTION_COLUMNS } from './execution.columns.js';
@@ -17,14 +23,13 @@ export class SqlExecutionRepository extends ExecutionRepository {
     await this.insertAll([execution]);
   }
 
-  async insertAll(executions: Execution[], options: { skipTakenSlots?: boolean } = {}): Promise<number> {
+  async insertAll(executions: Execution[], options: InsertOptions = {}): Promise<number> {
     if (executions.length === 0) return 0;
     const values = EXECUTION_COLUMNS.values(executions.map((e) => e.toProps()));
-    if (!options.skipTakenSlots) {
-      await this.db.rows(INSERT, values);
-      return executions.length;
-    }
-    return (await this.db.rows(INSERT_SKIPPING_TAKEN_SLOTS, values)).length;
+    if (options.skipTakenSlots) return (await this.db.rows(INSERT_SKIPPING_TAKEN_SLOTS, values)).length;
+    if (options.skipTakenChains) return (await this.db.rows(INSERT_SKIPPING_TAKEN_CHAINS, values)).length;
+    await this.db.rows(INSERT, values);
+    return executions.length;
   }
 
   async save(execution: Execution): Promise<void> {
@@ -130,7 +135,11 @@ const SELECTED = EXECUTION_COLUMNS.select();
 const INSERT = `INSERT INTO executions (${EXECUTION_COLUMNS.names()}) SELECT * FROM unnest(${EXECUTION_COLUMNS.arrays()})`;
 // the arbiter is executions_job_slot_key alone: any other violation still fails the insert
 const INSERT_SKIPPING_TAKEN_SLOTS = `${INSERT}
-  ON CONFLICT (job_id, scheduled_for, (coalesce(pinned_worker, ''))) WHERE trigger = 'SCHEDULE' DO NOTHING
+  ON CONFLICT (job_id, scheduled_for, (coalesce(pinned_worker, ''))) WHERE trigger IN ('SCHEDULE', 'BACKFILL') DO NOTHING
+  RETURNING id`;
+// the arbiter is executions_chain_key alone
+const INSERT_SKIPPING_TAKEN_CHAINS = `${INSERT}
+  ON CONFLICT (job_id, triggered_by) WHERE trigger = 'CHAIN' DO NOTHING
   RETURNING id`;
 
 /** What saveAll sends per execution: the row's key, the version it was read with, and what a change writes. */

@@ -41,4 +41,16 @@ export abstract class JobRepository {
   abstract namesAlertingTo(channel: string): Promise<string[]>;
   /** Name and alert rules of each live job among `ids`. */
   abstract alertsOf(ids: readonly string[]): Promise<Map<string, { name: string; alerts: JobAlert[] }>>;
+  /**
+   * Each live job's name with the names it is triggered after (jobs without triggers left out),
+   * read under a transaction-wide lock that every change of triggers takes: two changes that
+   * would close a cycle together cannot both see the graph without the other.
+   */
+  abstract lockTriggerGraph(): Promise<Map<string, string[]>>;
+  /** The live jobs that a trigger names one of `names` in, by name. */
+  abstract triggeredAfter(names: readonly string[]): Promise<Job[]>;
+  /** The name of each live job among `ids`. */
+  abstract namesOf(ids: readonly string[]): Promise<Map<string, string>>;
+  /** Which of `names` are names of live jobs. */
+  abstract liveNames(names: readonly string[]): Promise<Set<string>>;
 }

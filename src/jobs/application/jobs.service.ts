@@ -2,10 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { Page, PageRequest } from '../../shared/application/page.js';
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
 import { Clock } from '../../shared/domain/clock.js';
-import { NotFoundError } from '../../shared/domain/domain-errors.js';
+import { ConflictError, InvalidArgumentError, NotFoundError } from '../../shared/domain/domain-errors.js';
 import { canonicalTimezone, CronSchedule } from '../domain/cron-schedule.js';
 import { Job, JobInput, NewJob } from '../domain/job.js';
 import type { JobAlert } from '../domain/job-alerts.js';
+import { cycleThrough } from '../domain/job-triggers.js';
 import { JobFilter, JobRepository } from './job.repository.js';
 import { JobAlertChannels } from './job-alert-channels.js';
 import { JobRemovalGuards } from './job-removal-guard.js';
@@ -27,6 +28,7 @@ export class JobsService {
       const job = Job.create(input, this.clock.now());
       await this.alertChannels.check(job.alerts);
       await this.groups.check(job.concurrencyGroup);
+      if (job.triggers.length > 0) await this.checkTriggers(job, null);
       await this.jobs.insert(job);
       return job;
     });
@@ -45,7 +47,7 @@ export class JobsService {
   /** The next `count` fire times after now, in the job's time zone. */
   async nextRuns(id: string, count: number): Promise<Date[]> {
     const job = await this.get(id);
-    return job.schedule().nextRuns(count, this.clock.now());
+    return job.nextRuns(count, this.clock.now());
   }
 
   /**
@@ -60,8 +62,10 @@ export class JobsService {
   update(id: string, patch: Partial<JobInput>): Promise<Job> {
     return this.transactions.run(async () => {
       const job = await this.get(id, 'update');
+      const formerName = job.name;
       job.update(patch, this.clock.now());
       if (patch.alerts !== undefined) await this.alertChannels.check(job.alerts);
+      if (patch.triggers !== undefined || job.name !== formerName) await this.checkTriggers(job, formerName);
       if (patch.concurrencyGroup !== undefined) await this.groups.check(job.concurrencyGroup);
       await this.jobs.update(job);
       return job;
@@ -99,10 +103,64 @@ export class JobsService {
     return this.jobs.alertsOf(ids);
   }
 
+  /**
+   * A job's triggers name live jobs and close no cycle; a job others follow keeps its name
+   * (they name it). `formerName`: the job's name before an update, null on create.
+   */
+  private async checkTriggers(job: Job, formerName: string | null): Promise<void> {
+    const graph = await this.jobs.lockTriggerGraph();
+    if (formerName !== null && formerName !== job.name) {
+      const followers = this.followersOf(formerName, graph);
+      if (followers.length > 0) {
+        throw new ConflictError(
+          `Job '${formerName}' cannot be renamed: ${followers.join(', ')} ${followers.length === 1 ? 'is' : 'are'} triggered by it; change their triggers first`,
+        );
+      }
+    }
+    const after = job.triggers.map((trigger) => trigger.after);
+    const live = await this.jobs.liveNames(after);
+    const missing = after.findIndex((name) => !live.has(name));
+    if (missing >= 0) {
+      const field = `triggers[${missing}].after`;
+      throw new InvalidArgumentError(`${field}: no job is named '${after[missing]}'`, field);
+    }
+    if (formerName !== null) graph.delete(formerName);
+    const cycle = cycleThrough(job.name, after, graph);
+    if (cycle) {
+      throw new InvalidArgumentError(
+        `triggers would make a cycle: ${cycle.join(' → ')} (each runs after the next)`,
+        'triggers',
+      );
+    }
+  }
+
+  private followersOf(name: string, graph: ReadonlyMap<string, readonly string[]>): string[] {
+    return [...graph]
+      .filter(([, after]) => after.includes(name))
+      .map(([follower]) => follower)
+      .sort();
+  }
+
+  /** The name of each live job among `ids` (a deleted one has no followers: see remove). */
+  namesOf(ids: readonly string[]): Promise<Map<string, string>> {
+    return this.jobs.namesOf(ids);
+  }
+
+  /** The live jobs that a trigger names one of `names` in. */
+  triggeredAfter(names: readonly string[]): Promise<Job[]> {
+    return this.jobs.triggeredAfter(names);
+  }
+
   /** Refused while an execution of the job runs; its queued executions are cancelled; its history stays. */
   async remove(id: string): Promise<void> {
     await this.transactions.run(async () => {
       const job = await this.get(id, 'update');
+      const followers = this.followersOf(job.name, await this.jobs.lockTriggerGraph());
+      if (followers.length > 0) {
+        throw new ConflictError(
+          `Job '${job.name}' cannot be deleted: ${followers.join(', ')} ${followers.length === 1 ? 'is' : 'are'} triggered by it; change their triggers first`,
+        );
+      }
       await this.removalGuards.beforeRemoval(job.id);
       await this.jobs.markDeleted(job, this.clock.now());
     });

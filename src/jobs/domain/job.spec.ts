@@ -57,6 +57,11 @@ describe('Job.create', () => {
       version: 1,
       pausedNote: null,
       resumeAt: null,
+      triggers: [],
+      parameters: [],
+      startsAt: null,
+      endsAt: null,
+      jitterSeconds: 0,
     });
   });
 
@@ -118,6 +123,11 @@ describe('Job.create', () => {
         { channel: 'ops', on: ['failed', 'recovered'] },
         { channel: 'mail', on: ['failed'] },
       ],
+      triggers: [],
+      parameters: [],
+      startsAt: null,
+      endsAt: null,
+      jitterSeconds: 0,
     });
   });
 
@@ -483,8 +493,8 @@ describe('Job.planFrom', () => {
 
     const schedule = job.schedule();
 
-    expect(schedule.expression).toBe('0 9 * * *');
-    expect(schedule.timezone).toBe('Europe/Berlin');
+    expect(schedule?.expression).toBe('0 9 * * *');
+    expect(schedule?.timezone).toBe('Europe/Berlin');
   });
 });
 

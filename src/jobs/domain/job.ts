@@ -4,6 +4,9 @@ import { canonicalTimezone, CronSchedule } from './cron-schedule.js';
 import { JobAlert, JobAlertInput, jobAlertsOf } from './job-alerts.js';
 import { CONCURRENCY_POLICIES, ConcurrencyPolicy, MISFIRE_POLICIES, MisfirePolicy } from './job-policies.js';
 import { DEFAULT_PLACEMENT, JobPlacement, placementOf } from './job-placement.js';
+import { JobParameter, JobParameterInput, jobParametersOf } from './job-parameters.js';
+import { JobTrigger, JobTriggerInput, jobTriggersOf } from './job-triggers.js';
+import { instantOf, JITTER_SECONDS, jitterMs } from './job-window.js';
 
 export const JOB_LIMITS = {
   nameMaxLength: 200,
@@ -11,13 +14,15 @@ export const JOB_LIMITS = {
   maxRetries: { min: 0, max: 100, default: 0 },
   timeoutSeconds: { min: 1, max: 604_800, default: 3600 },
   pausedNoteMaxLength: 1000,
+  jitterSeconds: JITTER_SECONDS,
 } as const;
 
 /** What a caller may set on a job; absent fields take their defaults on create. */
 export interface JobSettings extends JobPlacement {
   name: string;
   command: string;
-  cronExpression: string;
+  /** null: no schedule (the job runs by hand or by trigger only). */
+  cronExpression: string | null;
   timezone: string;
   maxRetries: number;
   timeoutSeconds: number;
@@ -26,10 +31,26 @@ export interface JobSettings extends JobPlacement {
   concurrencyPolicy: ConcurrencyPolicy;
   /** Where and on what to alert (the channels are the alerts module's). */
   alerts: JobAlert[];
+  /** The other jobs' outcomes that start a run of this one. */
+  triggers: JobTrigger[];
+  /** The inputs a run takes, as ORBIT_PARAM_<NAME>. */
+  parameters: JobParameter[];
+  /** No slot fires before this instant (null: since ever). */
+  startsAt: Date | null;
+  /** No slot fires after this instant (null: for ever). */
+  endsAt: Date | null;
+  /** Each slot's run is due up to this many seconds after the slot, to spread a herd. */
+  jitterSeconds: number;
 }
 
 /** JobSettings as a caller writes them. */
-export type JobInput = Omit<JobSettings, 'alerts'> & { alerts: JobAlertInput[] };
+export type JobInput = Omit<JobSettings, 'alerts' | 'triggers' | 'parameters' | 'startsAt' | 'endsAt'> & {
+  alerts: JobAlertInput[];
+  triggers: JobTriggerInput[];
+  parameters: JobParameterInput[];
+  startsAt: Date | string | null;
+  endsAt: Date | string | null;
+};
 
 export type NewJob = Pick<JobSettings, 'name' | 'command' | 'cronExpression'> & Partial<JobInput>;
 
@@ -85,6 +106,11 @@ export class Job {
       concurrencyPolicy: 'ALLOW',
       alerts: [],
       ...DEFAULT_PLACEMENT,
+      triggers: [],
+      parameters: [],
+      startsAt: null,
+      endsAt: null,
+      jitterSeconds: JOB_LIMITS.jitterSeconds.default,
       ...withoutUndefined(input),
     } as JobInput);
     const job = new Job({
@@ -111,7 +137,9 @@ export class Job {
     const scheduleChanged =
       settings.cronExpression !== this.props.cronExpression ||
       settings.timezone !== this.props.timezone ||
-      settings.enabled !== this.props.enabled;
+      settings.enabled !== this.props.enabled ||
+      settings.startsAt?.getTime() !== this.props.startsAt?.getTime() ||
+      settings.endsAt?.getTime() !== this.props.endsAt?.getTime();
     this.props = { ...this.props, ...settings, updatedAt: now };
     if (settings.enabled) this.props = { ...this.props, pausedNote: null, resumeAt: null };
     if (scheduleChanged) this.planFrom(now);
@@ -153,12 +181,34 @@ export class Job {
     const at = this.props.resumeAt;
     if (this.props.enabled || at === null) return;
     this.resume(at > this.props.updatedAt ? at : this.props.updatedAt);
-    this.props.nextRunAt = this.schedule().nextAfter(new Date(at.getTime() - 1));
+    const schedule = this.schedule();
+    this.props.nextRunAt = schedule ? (this.slotsAfter(schedule, new Date(at.getTime() - 1), 1)[0] ?? null) : null;
   }
 
-  /** Moves the schedule on: the next slot is the first one strictly after `instant`. */
+  /** Moves the schedule on: the next slot is the first one strictly after `instant`, inside the window. */
   planFrom(instant: Date): void {
-    this.props.nextRunAt = this.props.enabled ? this.schedule().nextAfter(instant) : null;
+    const schedule = this.props.enabled ? this.schedule() : null;
+    this.props.nextRunAt = schedule ? (this.slotsAfter(schedule, instant, 1)[0] ?? null) : null;
+  }
+
+  /** The next `count` slots strictly after `instant`, inside the window: what the scheduler will fire. */
+  nextRuns(count: number, instant: Date): Date[] {
+    const schedule = this.schedule();
+    return schedule ? this.slotsAfter(schedule, instant, count) : [];
+  }
+
+  /** The slots in [from, to), inside the window, at most `limit` of them (a backfill's). */
+  slotsIn(from: Date, to: Date, limit: number): Date[] {
+    const schedule = this.schedule();
+    if (!schedule) return [];
+    const after = new Date(Math.max(from.getTime(), this.props.startsAt?.getTime() ?? -Infinity) - 1);
+    const until = new Date(Math.min(to.getTime() - 1, this.props.endsAt?.getTime() ?? Infinity));
+    return until < after ? [] : schedule.between(after, until, limit);
+  }
+
+  /** When the run of `slot` is due: the slot, or later by the job's jitter. */
+  dueAtFor(slot: Date): Date {
+    return new Date(slot.getTime() + jitterMs(this.props.id, slot, this.props.jitterSeconds));
   }
 
   /**
@@ -171,20 +221,31 @@ export class Job {
   dueSlots(now: Date, misfireThresholdMs: number, until: Date = now): FirePlan {
     const first = this.props.nextRunAt;
     const horizon = until > now ? until : now;
-    if (!this.props.enabled || !first || first > horizon) return { fire: [], missed: null };
     const schedule = this.schedule();
+    if (!this.props.enabled || !schedule || !first || first > horizon) return { fire: [], missed: null };
+    const end = this.props.endsAt;
     if (now.getTime() - first.getTime() <= misfireThresholdMs) {
-      return { fire: [first, ...schedule.between(first, horizon, MAX_SLOTS_PER_PASS - 1)], missed: null };
+      const last = end && end < horizon ? end : horizon;
+      return { fire: [first, ...schedule.between(first, last, MAX_SLOTS_PER_PASS - 1)], missed: null };
     }
-    const latest = schedule.latestAtOrBefore(now) ?? first;
+    const latest = schedule.latestAtOrBefore(end && end < now ? end : now) ?? first;
     if (this.props.misfirePolicy === 'SKIP') return { fire: [], missed: misfire(schedule, first, latest) };
     // slots are whole seconds: the one before `latest` is the latest at or before a second earlier
     const last = latest > first ? schedule.latestAtOrBefore(new Date(latest.getTime() - 1000)) : null;
     return { fire: [latest], missed: last ? misfire(schedule, first, last) : null };
   }
 
-  schedule(): CronSchedule {
-    return CronSchedule.parse(this.props.cronExpression, this.props.timezone);
+  /** null for a job without a schedule. */
+  schedule(): CronSchedule | null {
+    const expression = this.props.cronExpression;
+    return expression === null ? null : CronSchedule.parse(expression, this.props.timezone);
+  }
+
+  private slotsAfter(schedule: CronSchedule, instant: Date, count: number): Date[] {
+    const start = this.props.startsAt;
+    const from = start && start > instant ? new Date(start.getTime() - 1) : instant;
+    const end = this.props.endsAt;
+    return schedule.nextRuns(count, from).filter((slot) => !end || slot <= end);
   }
 
   settings(): JobSettings {
@@ -219,7 +280,7 @@ export class Job {
   get command(): string {
     return this.props.command;
   }
-  get cronExpression(): string {
+  get cronExpression(): string | null {
     return this.props.cronExpression;
   }
   get timezone(): string {
@@ -258,6 +319,21 @@ export class Job {
   get priority(): number {
     return this.props.priority;
   }
+  get triggers(): JobTrigger[] {
+    return this.props.triggers;
+  }
+  get parameters(): JobParameter[] {
+    return this.props.parameters;
+  }
+  get startsAt(): Date | null {
+    return this.props.startsAt;
+  }
+  get endsAt(): Date | null {
+    return this.props.endsAt;
+  }
+  get jitterSeconds(): number {
+    return this.props.jitterSeconds;
+  }
   get nextRunAt(): Date | null {
     return this.props.nextRunAt;
   }
@@ -289,14 +365,32 @@ export class Job {
       throw new InvalidArgumentError(`command must be at most ${JOB_LIMITS.commandMaxBytes} bytes`, 'command');
     }
     const timezone = canonicalTimezone(input.timezone);
-    const schedule = CronSchedule.parse(input.cronExpression, timezone);
+    // null is no schedule; a missing one (undefined) is still the parser's 400 naming cronExpression
+    const schedule = input.cronExpression === null ? null : CronSchedule.parse(input.cronExpression, timezone);
+    const startsAt = instantOf(input.startsAt, 'startsAt');
+    const endsAt = instantOf(input.endsAt, 'endsAt');
+    if (startsAt && endsAt && endsAt < startsAt) {
+      throw new InvalidArgumentError('endsAt must not be before startsAt', 'endsAt');
+    }
     if (typeof input.enabled !== 'boolean') {
       throw new InvalidArgumentError('enabled must be a boolean', 'enabled');
+    }
+    const triggers = jobTriggersOf(input.triggers, name);
+    const parameters = jobParametersOf(input.parameters);
+    if (schedule !== null || triggers.length > 0) {
+      const unrunnable = parameters.findIndex((parameter) => parameter.required && parameter.default === null);
+      if (unrunnable >= 0) {
+        const field = `parameters[${unrunnable}].default`;
+        throw new InvalidArgumentError(
+          `${field}: ${parameters[unrunnable]!.name} is required and the job runs by schedule or trigger, which take the defaults: give it one`,
+          field,
+        );
+      }
     }
     return {
       name,
       command,
-      cronExpression: schedule.expression,
+      cronExpression: schedule?.expression ?? null,
       timezone,
       maxRetries: requireIntegerIn(input.maxRetries, 'maxRetries', JOB_LIMITS.maxRetries),
       timeoutSeconds: requireIntegerIn(input.timeoutSeconds, 'timeoutSeconds', JOB_LIMITS.timeoutSeconds),
@@ -305,6 +399,11 @@ export class Job {
       concurrencyPolicy: requireOneOf(input.concurrencyPolicy, 'concurrencyPolicy', CONCURRENCY_POLICIES),
       alerts: jobAlertsOf(input.alerts),
       ...placementOf(input),
+      triggers,
+      parameters,
+      startsAt,
+      endsAt,
+      jitterSeconds: requireIntegerIn(input.jitterSeconds, 'jitterSeconds', JOB_LIMITS.jitterSeconds),
     };
   }
 }

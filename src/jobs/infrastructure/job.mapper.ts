@@ -28,6 +28,11 @@ export const JobMapper = {
       version: row.version,
       pausedNote: row.pausedNote,
       resumeAt: row.resumeAt,
+      triggers: row.triggers,
+      parameters: row.parameters,
+      startsAt: row.startsAt,
+      endsAt: row.endsAt,
+      jitterSeconds: row.jitterSeconds,
     });
   },
 

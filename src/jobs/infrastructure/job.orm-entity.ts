@@ -1,4 +1,6 @@
 import type { JobAlert } from '../domain/job-alerts.js';
+import type { JobParameter } from '../domain/job-parameters.js';
+import type { JobTrigger } from '../domain/job-triggers.js';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 @Entity({ name: 'jobs' })
@@ -12,8 +14,8 @@ export class JobOrmEntity {
   @Column('text')
   command!: string;
 
-  @Column('text', { name: 'cron_expression' })
-  cronExpression!: string;
+  @Column('text', { name: 'cron_expression', nullable: true })
+  cronExpression!: string | null;
 
   @Column('text')
   timezone!: string;
@@ -71,4 +73,18 @@ export class JobOrmEntity {
 
   @Column('timestamptz', { name: 'resume_at', nullable: true })
   resumeAt!: Date | null;
+  @Column('jsonb')
+  triggers!: JobTrigger[];
+
+  @Column('jsonb')
+  parameters!: JobParameter[];
+
+  @Column('timestamptz', { name: 'starts_at', nullable: true })
+  startsAt!: Date | null;
+
+  @Column('timestamptz', { name: 'ends_at', nullable: true })
+  endsAt!: Date | null;
+
+  @Column('integer', { name: 'jitter_seconds' })
+  jitterSeconds!: number;
 }

@@ -6,6 +6,7 @@ import { newestFirst } from '../../shared/infrastructure/newest-first.js';
 import { JobFilter, JobRepository } from '../application/job.repository.js';
 import { Job } from '../domain/job.js';
 import type { JobAlert } from '../domain/job-alerts.js';
+import type { JobTrigger } from '../domain/job-triggers.js';
 import { JobMapper } from './job.mapper.js';
 import { JobOrmEntity } from './job.orm-entity.js';
 
@@ -15,7 +16,8 @@ const JOB_COLUMNS = `id, name, command, cron_expression AS "cronExpression", tim
   concurrency_policy AS "concurrencyPolicy", alerts, next_run_at AS "nextRunAt", created_at AS "createdAt",
   updated_at AS "updatedAt", deleted_at AS "deletedAt", version, paused_note AS "pausedNote", resume_at AS "resumeAt",
   worker_selector AS "workerSelector", run_on AS "runOn", max_concurrent AS "maxConcurrent",
-  concurrency_group AS "concurrencyGroup", priority`;
+  concurrency_group AS "concurrencyGroup", priority, triggers, parameters, starts_at AS "startsAt",
+  ends_at AS "endsAt", jitter_seconds AS "jitterSeconds"`;
 
 @Injectable()
 export class TypeOrmJobRepository extends JobRepository {
@@ -139,6 +141,42 @@ export class TypeOrmJobRepository extends JobRepository {
       [ids],
     );
     return new Map(rows.map((row) => [row.id, { name: row.name, alerts: row.alerts }]));
+  }
+
+  async lockTriggerGraph(): Promise<Map<string, string[]>> {
+    await this.db.rows(`SELECT pg_advisory_xact_lock(hashtext('orbit.job_triggers'))`);
+    const rows = await this.db.rows<{ name: string; triggers: JobTrigger[] }>(
+      `SELECT name, triggers FROM jobs WHERE deleted_at IS NULL AND triggers <> '[]'::jsonb`,
+    );
+    return new Map(rows.map((row) => [row.name, row.triggers.map((trigger) => trigger.after)]));
+  }
+
+  async triggeredAfter(names: readonly string[]): Promise<Job[]> {
+    if (names.length === 0) return [];
+    const rows = await this.db.rows<JobOrmEntity>(
+      `SELECT ${JOB_COLUMNS} FROM jobs
+        WHERE deleted_at IS NULL AND triggers <> '[]'::jsonb
+          AND EXISTS (SELECT 1 FROM jsonb_array_elements(triggers) AS t WHERE t->>'after' = ANY ($1::text[]))
+        ORDER BY name`,
+      [names],
+    );
+    return rows.map(JobMapper.toDomain);
+  }
+
+  async namesOf(ids: readonly string[]): Promise<Map<string, string>> {
+    const rows = await this.db.rows<{ id: string; name: string }>(
+      `SELECT id, name FROM jobs WHERE id = ANY ($1::uuid[]) AND deleted_at IS NULL`,
+      [ids],
+    );
+    return new Map(rows.map((row) => [row.id, row.name]));
+  }
+
+  async liveNames(names: readonly string[]): Promise<Set<string>> {
+    const rows = await this.db.rows<{ name: string }>(
+      `SELECT name FROM jobs WHERE deleted_at IS NULL AND name = ANY ($1::text[])`,
+      [names],
+    );
+    return new Set(rows.map((row) => row.name));
   }
 
   private repo() {

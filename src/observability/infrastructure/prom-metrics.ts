@@ -97,7 +97,8 @@ export class PromMetrics extends ExecutionMetrics {
     const { status, startedAt, finishedAt, dueAt, scheduledFor } = execution;
     if (status === ExecutionStatus.RUNNING && startedAt) {
       this.queueDelay.observe(Math.max(0, seconds(dueAt, startedAt)));
-      if (scheduledFor) this.scheduleLateness.observe(Math.max(0, seconds(scheduledFor, startedAt)));
+      if (scheduledFor && execution.trigger === 'SCHEDULE')
+        this.scheduleLateness.observe(Math.max(0, seconds(scheduledFor, startedAt)));
     }
     if (!isFinal(status)) return;
     this.finished.inc({ status });

@@ -1,5 +1,6 @@
 import type { OrbitConfig } from '../../config/orbit-config.js';
 import type { Execution } from '../../executions/domain/execution.js';
+import { parameterVariable } from '../../jobs/domain/job-parameters.js';
 import type { CommandRequest } from './command-runner.js';
 
 /** Variables a command gets from the server's environment; nothing else leaks (no DATABASE_URL, no tokens). */
@@ -22,6 +23,13 @@ export function commandRequestFor(
     ORBIT_JOB_ID: execution.jobId,
     ORBIT_ATTEMPT: String(execution.attempt),
   });
+  // values reach the command as variables only, never in its text: the shell does not parse them
+  for (const [name, value] of Object.entries(execution.parameters)) env[parameterVariable(name)] = value;
+  if (execution.scheduledFor) env.ORBIT_SCHEDULED_FOR = execution.scheduledFor.toISOString();
+  if (execution.triggeredBy && execution.upstreamStatus) {
+    env.ORBIT_UPSTREAM_EXECUTION_ID = execution.triggeredBy;
+    env.ORBIT_UPSTREAM_STATUS = execution.upstreamStatus;
+  }
   return {
     id: execution.id,
     command: execution.command,

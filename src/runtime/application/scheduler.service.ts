@@ -8,6 +8,7 @@ import { EventLog } from '../../events/application/event-log.js';
 import { AppendedEvent } from '../../events/domain/orbit-event.js';
 import { JobRepository } from '../../jobs/application/job.repository.js';
 import { FirePlan, Job } from '../../jobs/domain/job.js';
+import { defaultValuesOf } from '../../jobs/domain/job-parameters.js';
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { Wakeable, WakeLoop } from './wake-loop.js';
@@ -128,7 +129,12 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
   }
 
   private scheduled(job: Job, slot: Date, now: Date): Promise<Execution[]> {
-    return this.executions.runsOf(job, now, { trigger: 'SCHEDULE', scheduledFor: slot, dueAt: slot });
+    return this.executions.runsOf(job, now, {
+      trigger: 'SCHEDULE',
+      scheduledFor: slot,
+      dueAt: job.dueAtFor(slot),
+      parameters: defaultValuesOf(job.parameters),
+    });
   }
 
   /** One slot.missed event for the episode, at its first slot: what was let go, and what fired instead. */

@@ -19,5 +19,6 @@ export const AUDITED_ACTIONS = [
   'concurrency-group.deleted',
   'worker.drained',
   'worker.resumed',
+  'execution.backfilled',
 ] as const;
 export type AuditedAction = (typeof AUDITED_ACTIONS)[number];

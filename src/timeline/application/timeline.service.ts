@@ -33,10 +33,8 @@ export class TimelineService {
     if (from >= to) throw new InvalidArgumentError('from must be before to', 'from');
     const job = await this.jobs.get(jobId);
     const now = this.clock.now();
-    // slots are whole seconds: (from - 1 ms, to - 1 ms] is [from, to)
-    const slots = job
-      .schedule()
-      .between(new Date(from.getTime() - 1), new Date(to.getTime() - 1), TIMELINE_MAX_SLOTS + 1);
+    // inside the job's window (startsAt, endsAt), as the scheduler fires them
+    const slots = job.slotsIn(from, to, TIMELINE_MAX_SLOTS + 1);
     if (slots.length > TIMELINE_MAX_SLOTS) {
       throw new InvalidArgumentError(
         `The window from ${from.toISOString()} to ${to.toISOString()} holds more than ${TIMELINE_MAX_SLOTS} slots ` +

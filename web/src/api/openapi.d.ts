@@ -294,10 +294,30 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Queue a run of a job now
-         * @description A manual run, allowed also while the job is disabled. Copies the job's command, maxRetries and timeoutSeconds.
+         * Queue a run of a job, now or at a given instant
+         * @description A manual run, allowed also while the job is disabled. Copies the job's command, maxRetries and timeoutSeconds. With `parameters`, the values of its declared parameters (the command sees ORBIT_PARAM_<NAME>); with `runAt`, due then.
          */
         post: operations["ExecutionsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{id}/backfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue one run per slot of the job's schedule in a past window
+         * @description Runs with trigger BACKFILL and scheduledFor the slot, due now, with the parameter defaults; a slot that has a run already is skipped. At most 1000 slots. Refused (409) while a run of a FORBID or REPLACE job is active.
+         */
+        post: operations["ExecutionsController_backfill"];
         delete?: never;
         options?: never;
         head?: never;
@@ -843,7 +863,7 @@ export interface components {
              * @example job.created
              * @enum {string}
              */
-            action: "job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied" | "job.paused" | "job.resumed" | "concurrency-group.created" | "concurrency-group.updated" | "concurrency-group.deleted" | "worker.drained" | "worker.resumed";
+            action: "job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied" | "job.paused" | "job.resumed" | "concurrency-group.created" | "concurrency-group.updated" | "concurrency-group.deleted" | "worker.drained" | "worker.resumed" | "execution.backfilled";
             /**
              * Format: uuid
              * @description The job, execution or token
@@ -884,6 +904,53 @@ export interface components {
              */
             on?: ("failed" | "attempt_failed" | "recovered" | "succeeded" | "worker_lost")[];
         };
+        JobTriggerDto: {
+            /**
+             * @description The name of the job whose runs this one follows
+             * @example extract
+             */
+            after: string;
+            /**
+             * @description The upstream run's final outcomes (after its last attempt) that start a run of this job
+             * @default [
+             *       "SUCCEEDED"
+             *     ]
+             * @example [
+             *       "SUCCEEDED"
+             *     ]
+             */
+            on?: ("SUCCEEDED" | "FAILED" | "CANCELLED")[];
+        };
+        JobParameterDto: {
+            /**
+             * @description The command sees the value as ORBIT_PARAM_<name>
+             * @example TARGET
+             */
+            name: string;
+            /**
+             * @default null
+             * @example Where to deploy
+             */
+            description?: string | null;
+            /**
+             * @description The value of scheduled and chained runs, and of manual runs that give none
+             * @default null
+             * @example staging
+             */
+            default?: string | null;
+            /**
+             * @description A run must have a value (given or default)
+             * @default false
+             * @example false
+             */
+            required?: boolean;
+            /**
+             * @description A regular expression the whole value must match
+             * @default null
+             * @example staging|production
+             */
+            pattern?: string | null;
+        };
         CreateJobDto: {
             /**
              * @description Unique, trimmed
@@ -896,10 +963,10 @@ export interface components {
              */
             command: string;
             /**
-             * @description 5 fields, 6 fields (seconds first) or @yearly, @monthly, @weekly, @daily, @hourly
+             * @description 5 fields, 6 fields (seconds first) or @yearly, @monthly, @weekly, @daily, @hourly; null (given as null: a missing one is a 400) for no schedule: the job runs by hand or by trigger only
              * @example 0 3 * * *
              */
-            cronExpression: string;
+            cronExpression: string | null;
             /**
              * @description IANA time zone of the schedule
              * @default UTC
@@ -971,6 +1038,34 @@ export interface components {
              * @example 10
              */
             priority?: number;
+            /**
+             * @description Other jobs' final outcomes that start a run of this one (trigger CHAIN); a cycle is refused
+             * @default []
+             */
+            triggers?: components["schemas"]["JobTriggerDto"][];
+            /**
+             * @description Inputs of a run: given to POST /jobs/:id/executions, defaults otherwise; the command sees ORBIT_PARAM_<NAME>
+             * @default []
+             */
+            parameters?: components["schemas"]["JobParameterDto"][];
+            /**
+             * @description No slot fires before this instant
+             * @default null
+             * @example 2026-01-01T00:00:00Z
+             */
+            startsAt?: string | null;
+            /**
+             * @description No slot fires after this instant
+             * @default null
+             * @example null
+             */
+            endsAt?: string | null;
+            /**
+             * @description Each slot's run is due a random 0 to N seconds after the slot (scheduledFor stays the slot)
+             * @default 0
+             * @example 30
+             */
+            jitterSeconds?: number;
         };
         LastExecutionResponse: {
             /**
@@ -999,8 +1094,11 @@ export interface components {
             name: string;
             /** @example /usr/local/bin/backup.sh --full */
             command: string;
-            /** @example 0 3 * * * */
-            cronExpression: string;
+            /**
+             * @description null: no schedule
+             * @example 0 3 * * *
+             */
+            cronExpression: string | null;
             /** @example Europe/Berlin */
             timezone: string;
             /** @example 2 */
@@ -1061,6 +1159,25 @@ export interface components {
             concurrencyGroup: string | null;
             /** @example 0 */
             priority: number;
+            /** @description Other jobs' outcomes that start a run of this one */
+            triggers: components["schemas"]["JobTriggerDto"][];
+            /** @description The inputs a run takes */
+            parameters: components["schemas"]["JobParameterDto"][];
+            /**
+             * @description No slot fires before this instant
+             * @example null
+             */
+            startsAt: string | null;
+            /**
+             * @description No slot fires after this instant
+             * @example null
+             */
+            endsAt: string | null;
+            /**
+             * @description Runs are due up to this many seconds after their slot
+             * @example 0
+             */
+            jitterSeconds: number;
         };
         JobPageResponse: {
             items: components["schemas"]["JobResponse"][];
@@ -1079,10 +1196,10 @@ export interface components {
              */
             command?: string;
             /**
-             * @description 5 fields, 6 fields (seconds first) or @yearly, @monthly, @weekly, @daily, @hourly
+             * @description 5 fields, 6 fields (seconds first) or @yearly, @monthly, @weekly, @daily, @hourly; null (given as null: a missing one is a 400) for no schedule: the job runs by hand or by trigger only
              * @example 0 3 * * *
              */
-            cronExpression?: string;
+            cronExpression?: string | null;
             /**
              * @description IANA time zone of the schedule
              * @default UTC
@@ -1154,6 +1271,34 @@ export interface components {
              * @example 10
              */
             priority?: number;
+            /**
+             * @description Other jobs' final outcomes that start a run of this one (trigger CHAIN); a cycle is refused
+             * @default []
+             */
+            triggers?: components["schemas"]["JobTriggerDto"][];
+            /**
+             * @description Inputs of a run: given to POST /jobs/:id/executions, defaults otherwise; the command sees ORBIT_PARAM_<NAME>
+             * @default []
+             */
+            parameters?: components["schemas"]["JobParameterDto"][];
+            /**
+             * @description No slot fires before this instant
+             * @default null
+             * @example 2026-01-01T00:00:00Z
+             */
+            startsAt?: string | null;
+            /**
+             * @description No slot fires after this instant
+             * @default null
+             * @example null
+             */
+            endsAt?: string | null;
+            /**
+             * @description Each slot's run is due a random 0 to N seconds after the slot (scheduledFor stays the slot)
+             * @default 0
+             * @example 30
+             */
+            jitterSeconds?: number;
         };
         PauseJobDto: {
             /**
@@ -1207,6 +1352,22 @@ export interface components {
             /** @description From start to finish of the runs of the window that started and are final (percentile_cont); null when there are none */
             durationMs: components["schemas"]["DurationPercentilesResponse"];
         };
+        RunRequestDto: {
+            /**
+             * @description Values of the job's declared parameters; the others take their defaults. An unknown name, a missing required one or a value that does not match its pattern is a 400 naming it
+             * @example {
+             *       "TARGET": "production"
+             *     }
+             */
+            parameters?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Queue the run due at this instant (not in the past, at most a year ahead); cancellable until it starts
+             * @example 2026-12-24T18:00:00Z
+             */
+            runAt?: string;
+        };
         ExecutionResponse: {
             /**
              * Format: uuid
@@ -1241,9 +1402,9 @@ export interface components {
              * @example MANUAL
              * @enum {string}
              */
-            trigger: "MANUAL" | "SCHEDULE" | "RETRY";
+            trigger: "MANUAL" | "SCHEDULE" | "RETRY" | "CHAIN" | "BACKFILL";
             /**
-             * @description The schedule slot (SCHEDULE only)
+             * @description The schedule slot (SCHEDULE and BACKFILL runs, and their retries)
              * @example null
              */
             scheduledFor: string | null;
@@ -1306,6 +1467,50 @@ export interface components {
              * @example null
              */
             waitingFor: string | null;
+            /**
+             * @description The parameter values it ran with (the command saw ORBIT_PARAM_<NAME>)
+             * @example {
+             *       "TARGET": "staging"
+             *     }
+             */
+            parameters: {
+                [key: string]: string;
+            };
+            /**
+             * Format: uuid
+             * @description The upstream execution whose outcome started this run (CHAIN runs and their retries)
+             * @example null
+             */
+            triggeredBy: string | null;
+        };
+        BackfillDto: {
+            /**
+             * @description The first instant of the window (included)
+             * @example 2026-11-29T00:00:00Z
+             */
+            from: string;
+            /**
+             * @description The end of the window (excluded); not in the future
+             * @example 2026-11-30T00:00:00Z
+             */
+            to: string;
+        };
+        BackfillResponse: {
+            /**
+             * @description The job's slots in the window
+             * @example 24
+             */
+            slots: number;
+            /**
+             * @description Runs queued: one per slot that had none
+             * @example 21
+             */
+            queued: number;
+            /**
+             * @description Slots skipped because they had a run already
+             * @example 3
+             */
+            skipped: number;
         };
         ExecutionPageResponse: {
             items: components["schemas"]["ExecutionResponse"][];
@@ -1632,10 +1837,10 @@ export interface components {
              */
             command: string;
             /**
-             * @description 5 fields, 6 fields (seconds first) or @yearly, @monthly, @weekly, @daily, @hourly
+             * @description 5 fields, 6 fields (seconds first) or @yearly, @monthly, @weekly, @daily, @hourly; null (given as null: a missing one is a 400) for no schedule: the job runs by hand or by trigger only
              * @example 0 3 * * *
              */
-            cronExpression: string;
+            cronExpression: string | null;
             /**
              * @description IANA time zone of the schedule
              * @default UTC
@@ -1707,6 +1912,34 @@ export interface components {
              * @example 10
              */
             priority?: number;
+            /**
+             * @description Other jobs' final outcomes that start a run of this one (trigger CHAIN); a cycle is refused
+             * @default []
+             */
+            triggers?: components["schemas"]["JobTriggerDto"][];
+            /**
+             * @description Inputs of a run: given to POST /jobs/:id/executions, defaults otherwise; the command sees ORBIT_PARAM_<NAME>
+             * @default []
+             */
+            parameters?: components["schemas"]["JobParameterDto"][];
+            /**
+             * @description No slot fires before this instant
+             * @default null
+             * @example 2026-01-01T00:00:00Z
+             */
+            startsAt?: string | null;
+            /**
+             * @description No slot fires after this instant
+             * @default null
+             * @example null
+             */
+            endsAt?: string | null;
+            /**
+             * @description Each slot's run is due a random 0 to N seconds after the slot (scheduledFor stays the slot)
+             * @default 0
+             * @example 30
+             */
+            jitterSeconds?: number;
         };
         ChannelEntryDto: {
             /**
@@ -3027,7 +3260,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EmptyBodyDto"];
+                "application/json": components["schemas"]["RunRequestDto"];
             };
         };
         responses: {
@@ -3068,6 +3301,85 @@ export interface operations {
             };
             /** @description No such job or execution */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token in the last minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ExecutionsController_backfill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BackfillDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackfillResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Illegal transition, duplicate name, or a concurrent change (the message says which) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

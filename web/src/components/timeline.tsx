@@ -12,7 +12,7 @@ const MINUTE = 60_000;
 
 /** The default window: a quarter of it ahead of now; short enough for a per-second job to stay below the API's bound. */
 function defaultSpanMs(job: Job): number {
-  const perSecond = job.cronExpression.trim().split(/\s+/).length === 6;
+  const perSecond = (job.cronExpression ?? '').trim().split(/\s+/).length === 6;
   return perSecond ? 10 * MINUTE : 12 * 60 * MINUTE;
 }
 

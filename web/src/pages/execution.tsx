@@ -7,6 +7,7 @@ import { duration } from '../format';
 import { useLive } from '../live/use-live';
 import { Link } from '../router';
 import { useSession } from '../session';
+import { ExecutionOrigin } from '../components/execution-origin';
 
 const ACTIVE = new Set(['QUEUED', 'RUNNING']);
 /** Workers store output about every second. */
@@ -129,6 +130,7 @@ export function ExecutionPage({ id }: { id: string }) {
         <dd>{e.errorMessage ?? '—'}</dd>
         <dt>Worker</dt>
         <dd>{e.workerId ?? (e.pinnedWorker ? `pinned to ${e.pinnedWorker}` : '—')}</dd>
+        <ExecutionOrigin execution={e} />
       </dl>
       <OutputView output={live.data.output} following={active} />
     </>

@@ -5,6 +5,7 @@ import { Loading, PageTitle, Problem, Time } from '../components/ui';
 import { cronInWords, dateTimeIn, LOCAL_ZONE } from '../format';
 import { navigate } from '../router';
 import * as placement from '../components/placement';
+import { EXTRA_FIELDS, extraBodyOf, extraValuesOf, NEW_EXTRAS } from './job-form-extras';
 
 /** The form's fields by the API's names, each with the label people (and tests) know it by. */
 const FIELDS = {
@@ -17,6 +18,7 @@ const FIELDS = {
   misfirePolicy: 'Missed slots',
   concurrencyPolicy: 'Overlapping runs',
   ...placement.PLACEMENT_FIELDS,
+  ...EXTRA_FIELDS,
 } as const;
 type Field = keyof typeof FIELDS;
 type Values = Record<Field, string>;
@@ -31,6 +33,7 @@ const NEW_JOB: Values = {
   misfirePolicy: 'RUN_ONCE',
   concurrencyPolicy: 'ALLOW',
   ...placement.NEW_PLACEMENT,
+  ...NEW_EXTRAS,
 };
 /** How long typing must pause before the preview asks the API. */
 const PREVIEW_DELAY_MS = 250;
@@ -39,13 +42,14 @@ function valuesOf(job: Job): Values {
   return {
     name: job.name,
     command: job.command,
-    cronExpression: job.cronExpression,
+    cronExpression: job.cronExpression ?? '',
     timezone: job.timezone,
     maxRetries: String(job.maxRetries),
     timeoutSeconds: String(job.timeoutSeconds),
     misfirePolicy: job.misfirePolicy,
     concurrencyPolicy: job.concurrencyPolicy,
     ...placement.placementValues(job),
+    ...extraValuesOf(job),
   };
 }
 
@@ -58,13 +62,14 @@ function bodyOf(values: Values): JobInput {
   return {
     name: values.name,
     command: values.command,
-    cronExpression: values.cronExpression,
+    cronExpression: values.noSchedule ? null : values.cronExpression,
     timezone: values.timezone,
     maxRetries: integer(values.maxRetries),
     timeoutSeconds: integer(values.timeoutSeconds),
     misfirePolicy: values.misfirePolicy as JobInput['misfirePolicy'],
     concurrencyPolicy: values.concurrencyPolicy as JobInput['concurrencyPolicy'],
     ...placement.placementBody(values, integer),
+    ...extraBodyOf(values, integer),
   };
 }
 
@@ -115,7 +120,7 @@ export function JobForm({ id }: { id?: string }) {
     rest: [],
   });
   const [saving, setSaving] = useState(false);
-  const preview = usePreview(values?.cronExpression ?? '', values?.timezone ?? '');
+  const preview = usePreview(values?.noSchedule ? '' : (values?.cronExpression ?? ''), values?.timezone ?? '');
 
   useEffect(() => {
     if (!id) return;
@@ -222,6 +227,52 @@ export function JobForm({ id }: { id?: string }) {
           )}
           {!preview.error && !preview.runs && <p class="hint">Type a cron expression to see when it fires.</p>}
         </section>
+        {field('noSchedule', (p) => (
+          <input
+            {...p}
+            type="checkbox"
+            value="true"
+            checked={values.noSchedule === 'true'}
+            onInput={(e: Event) =>
+              setValues({ ...values, noSchedule: (e.currentTarget as HTMLInputElement).checked ? 'true' : '' })
+            }
+          />
+        ))}
+        {field(
+          'startsAt',
+          (p) => (
+            <input {...p} type="text" placeholder="2026-01-01T00:00:00Z" />
+          ),
+          'No slot fires before (ISO instant; empty: none)',
+        )}
+        {field(
+          'endsAt',
+          (p) => (
+            <input {...p} type="text" />
+          ),
+          'No slot fires after (ISO instant; empty: none)',
+        )}
+        {field(
+          'jitterSeconds',
+          (p) => (
+            <input {...p} type="text" inputMode="numeric" />
+          ),
+          'Each run is due 0 to N seconds after its slot (0 to 3600)',
+        )}
+        {field(
+          'triggers',
+          (p) => (
+            <textarea {...p} rows={2} spellcheck={false} />
+          ),
+          'One a line: job name, or job name: SUCCEEDED, FAILED, CANCELLED',
+        )}
+        {field(
+          'parameters',
+          (p) => (
+            <textarea {...p} rows={4} spellcheck={false} />
+          ),
+          'JSON list of { "name", "description", "default", "required", "pattern" }; the command sees ORBIT_PARAM_<NAME>',
+        )}
         {field('maxRetries', (p) => (
           <input {...p} type="text" inputMode="numeric" />
         ))}

@@ -9,6 +9,8 @@ import { useLive } from '../live/use-live';
 import { Link, navigate, withQuery } from '../router';
 import { useSession } from '../session';
 import { Schedule } from './jobs';
+import { JobChain } from '../components/job-chain';
+import { RunWithParameters } from '../components/run-with-parameters';
 
 const STATUSES: ExecutionStatus[] = ['QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
 
@@ -169,7 +171,9 @@ export function JobPage({ id, query }: { id: string; query: URLSearchParams }) {
         </section>
       )}
 
-      <Timeline job={j} query={query} />
+      {j.cronExpression !== null && <Timeline job={j} query={query} />}
+      <JobChain job={j} />
+      {session.can('operator') && <RunWithParameters job={j} />}
 
       <section aria-labelledby="history">
         <h2 id="history">History</h2>

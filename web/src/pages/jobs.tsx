@@ -27,6 +27,7 @@ function act(id: string, action: 'pause' | 'resume') {
 }
 
 export function Schedule({ job }: { job: Pick<Job, 'cronExpression'> }) {
+  if (job.cronExpression === null) return <span class="words">no schedule: by hand or by trigger</span>;
   const words = cronInWords(job.cronExpression);
   return (
     <>

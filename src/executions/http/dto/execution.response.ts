@@ -25,7 +25,12 @@ export class ExecutionResponse {
   attempt!: number;
   @ApiProperty({ enum: EXECUTION_TRIGGERS, example: 'MANUAL' })
   trigger!: string;
-  @ApiProperty({ type: String, nullable: true, example: null, description: 'The schedule slot (SCHEDULE only)' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'The schedule slot (SCHEDULE and BACKFILL runs, and their retries)',
+  })
   scheduledFor!: string | null;
   @ApiProperty({ type: String, nullable: true, example: null, description: 'The failed execution this one retries' })
   retryOf!: string | null;
@@ -70,6 +75,21 @@ export class ExecutionResponse {
     description: 'While queued: why no live worker can take it now, e.g. "no live worker has region=eu"',
   })
   waitingFor!: string | null;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { TARGET: 'staging' },
+    description: 'The parameter values it ran with (the command saw ORBIT_PARAM_<NAME>)',
+  })
+  parameters!: Record<string, string>;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    format: 'uuid',
+    example: null,
+    description: 'The upstream execution whose outcome started this run (CHAIN runs and their retries)',
+  })
+  triggeredBy!: string | null;
 
   /** Field by field (no rest/spread copies) and isoTime: a page maps up to 100 of these per request. */
   static from(execution: Execution): ExecutionResponse {
@@ -98,6 +118,8 @@ export class ExecutionResponse {
       concurrencyGroup: p.concurrencyGroup,
       priority: p.priority,
       waitingFor: p.waitingFor,
+      parameters: p.parameters,
+      triggeredBy: p.triggeredBy,
     };
   }
 }

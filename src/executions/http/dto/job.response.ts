@@ -3,6 +3,8 @@ import { Job } from '../../../jobs/domain/job.js';
 import { CONCURRENCY_POLICIES, MISFIRE_POLICIES } from '../../../jobs/domain/job-policies.js';
 import { JobAlertDto } from '../../../jobs/http/dto/job-alert.dto.js';
 import { RUN_ON } from '../../../jobs/domain/job-placement.js';
+import { JobParameterDto } from '../../../jobs/http/dto/job-parameter.dto.js';
+import { JobTriggerDto } from '../../../jobs/http/dto/job-trigger.dto.js';
 import type { LastExecution } from '../../application/job-history.js';
 import type { JobStats } from '../../application/job-history.service.js';
 import { EXECUTION_STATUSES } from '../../domain/execution-status.js';
@@ -27,8 +29,8 @@ export class JobResponse {
   name!: string;
   @ApiProperty({ example: '/usr/local/bin/backup.sh --full' })
   command!: string;
-  @ApiProperty({ example: '0 3 * * *' })
-  cronExpression!: string;
+  @ApiProperty({ type: String, nullable: true, example: '0 3 * * *', description: 'null: no schedule' })
+  cronExpression!: string | null;
   @ApiProperty({ example: 'Europe/Berlin' })
   timezone!: string;
   @ApiProperty({ example: 2 })
@@ -84,6 +86,16 @@ export class JobResponse {
   concurrencyGroup!: string | null;
   @ApiProperty({ example: 0 })
   priority!: number;
+  @ApiProperty({ type: [JobTriggerDto], description: "Other jobs' outcomes that start a run of this one" })
+  triggers!: JobTriggerDto[];
+  @ApiProperty({ type: [JobParameterDto], description: 'The inputs a run takes' })
+  parameters!: JobParameterDto[];
+  @ApiProperty({ type: String, nullable: true, example: null, description: 'No slot fires before this instant' })
+  startsAt!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null, description: 'No slot fires after this instant' })
+  endsAt!: string | null;
+  @ApiProperty({ example: 0, description: 'Runs are due up to this many seconds after their slot' })
+  jitterSeconds!: number;
 
   static from(job: Job, lastExecution: LastExecution | null): JobResponse {
     const { version: _version, ...props } = job.toProps();
@@ -94,6 +106,8 @@ export class JobResponse {
       createdAt: props.createdAt.toISOString(),
       updatedAt: props.updatedAt.toISOString(),
       resumeAt: props.resumeAt?.toISOString() ?? null,
+      startsAt: props.startsAt?.toISOString() ?? null,
+      endsAt: props.endsAt?.toISOString() ?? null,
     };
   }
 }

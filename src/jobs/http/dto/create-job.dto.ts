@@ -1,8 +1,23 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import {
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsObject,
+  IsOptional,
+  IsString,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 import { ALERT_LIMITS } from '../../domain/job-alerts.js';
 import { JobAlertDto } from './job-alert.dto.js';
+import { PARAMETER_LIMITS } from '../../domain/job-parameters.js';
+import { TRIGGER_LIMITS } from '../../domain/job-triggers.js';
+import { JobParameterDto } from './job-parameter.dto.js';
+import { JobTriggerDto } from './job-trigger.dto.js';
 import { JOB_LIMITS } from '../../domain/job.js';
 import { CONCURRENCY_POLICIES, MISFIRE_POLICIES } from '../../domain/job-policies.js';
 import type { ConcurrencyPolicy, MisfirePolicy } from '../../domain/job-policies.js';
@@ -28,11 +43,15 @@ export class CreateJobDto {
   command!: string;
 
   @ApiProperty({
+    type: String,
+    nullable: true,
     example: '0 3 * * *',
-    description: '5 fields, 6 fields (seconds first) or @yearly, @monthly, @weekly, @daily, @hourly',
+    description:
+      '5 fields, 6 fields (seconds first) or @yearly, @monthly, @weekly, @daily, @hourly; null (given as null: a missing one is a 400) for no schedule: the job runs by hand or by trigger only',
   })
+  @ValidateIf((_dto, value) => value !== null)
   @IsString()
-  cronExpression!: string;
+  cronExpression!: string | null;
 
   @ApiPropertyOptional({ example: 'Europe/Berlin', default: 'UTC', description: 'IANA time zone of the schedule' })
   @IsOptional()
@@ -147,4 +166,62 @@ export class CreateJobDto {
   @IsOptional()
   @IsInt()
   priority?: number;
+
+  @ApiPropertyOptional({
+    type: [JobTriggerDto],
+    default: [],
+    maxItems: TRIGGER_LIMITS.perJob,
+    description: "Other jobs' final outcomes that start a run of this one (trigger CHAIN); a cycle is refused",
+  })
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => JobTriggerDto)
+  triggers?: JobTriggerDto[];
+
+  @ApiPropertyOptional({
+    type: [JobParameterDto],
+    default: [],
+    maxItems: PARAMETER_LIMITS.perJob,
+    description:
+      'Inputs of a run: given to POST /jobs/:id/executions, defaults otherwise; the command sees ORBIT_PARAM_<NAME>',
+  })
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => JobParameterDto)
+  parameters?: JobParameterDto[];
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: '2026-01-01T00:00:00Z',
+    default: null,
+    description: 'No slot fires before this instant',
+  })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  startsAt?: string | null;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: null,
+    default: null,
+    description: 'No slot fires after this instant',
+  })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  endsAt?: string | null;
+
+  @ApiPropertyOptional({
+    example: 30,
+    default: JOB_LIMITS.jitterSeconds.default,
+    minimum: JOB_LIMITS.jitterSeconds.min,
+    maximum: JOB_LIMITS.jitterSeconds.max,
+    description: "Each slot's run is due a random 0 to N seconds after the slot (scheduledFor stays the slot)",
+  })
+  @IsOptional()
+  @IsInt()
+  jitterSeconds?: number;
 }
