@@ -237,6 +237,7 @@ describe('the ExecutionResponseJson migration', () => {
         exitCode: null,
         errorMessage: null,
         workerId: null,
+        maxDurationSeconds: null,
       };
       expect(JSON.parse((await read.findJson(id))!)).toEqual(expected);
       const page = await read.listJson({ jobId }, { limit: 10 });

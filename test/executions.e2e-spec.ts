@@ -137,7 +137,12 @@ describe('executions over HTTP', () => {
 
   describe('POST /jobs/:id/executions', () => {
     it('queues a manual first attempt that copies the job configuration', async () => {
-      const copying = await createJob({ command: 'sync --all', maxRetries: 3, timeoutSeconds: 45 });
+      const copying = await createJob({
+        command: 'sync --all',
+        maxRetries: 3,
+        timeoutSeconds: 45,
+        maxDurationSeconds: 30,
+      });
 
       const res = await api().post(`/jobs/${copying.id}/executions`);
 
@@ -160,6 +165,7 @@ describe('executions over HTTP', () => {
         exitCode: null,
         errorMessage: null,
         workerId: null,
+        maxDurationSeconds: 30,
       });
       expect(await read(res.body.id)).toEqual(res.body);
     });

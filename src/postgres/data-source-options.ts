@@ -7,6 +7,7 @@ import { ExecutionResponseJson1764806400000 } from '../../migrations/17648064000
 import { Events1764892800000 } from '../../migrations/1764892800000-Events.js';
 import { Alerts1764979200000 } from '../../migrations/1764979200000-Alerts.js';
 import { SlotEvents1765065600000 } from '../../migrations/1765065600000-SlotEvents.js';
+import { LateAndLongRunning1765238400000 } from '../../migrations/1765238400000-LateAndLongRunning.js';
 import { JobOrmEntity } from '../jobs/infrastructure/job.orm-entity.js';
 
 export const ENTITIES = [JobOrmEntity];
@@ -19,6 +20,7 @@ export const MIGRATIONS = [
   Events1764892800000,
   Alerts1764979200000,
   SlotEvents1765065600000,
+  LateAndLongRunning1765238400000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

@@ -241,7 +241,7 @@ describe('alerts', () => {
     expect(bad.body.message).toContain("alerts[0].channel: there is no channel named 'nope'");
     const badOn = await http()
       .post('/channels')
-      .send({ name: 'bad-on', type: 'webhook', url: receiver.url('/x'), allJobs: { on: ['late'] } })
+      .send({ name: 'bad-on', type: 'webhook', url: receiver.url('/x'), allJobs: { on: ['exploded'] } })
       .expect(400);
     expect(badOn.body.message).toContain('allJobs.on');
     expect(

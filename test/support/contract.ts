@@ -15,6 +15,8 @@ export const JOB_FIELDS = [
   'lastExecution',
   'createdAt',
   'updatedAt',
+  'lateAfterSeconds',
+  'maxDurationSeconds',
 ].sort();
 
 /** The fields of an event as GET /events answers it, in their order: shared by the events and Swagger tests. */

@@ -134,7 +134,7 @@ describe('Execution against a reference model of the seed diagram', () => {
         history,
         (createdAt, steps: Step[]) => {
           const execution = Execution.create(
-            { jobId: 'job-1', command: 'echo model', maxRetries: 1, timeoutSeconds: 60 },
+            { jobId: 'job-1', command: 'echo model', maxRetries: 1, timeoutSeconds: 60, maxDurationSeconds: null },
             createdAt,
           );
           let expected: Observed = {
@@ -186,6 +186,7 @@ describe('Execution against a reference model of the seed diagram', () => {
               command: 'echo model',
               maxRetries: 1,
               timeoutSeconds: 60,
+              maxDurationSeconds: null,
             });
           }
         },
@@ -205,7 +206,7 @@ describe('Execution against a reference model of the seed diagram', () => {
     fc.assert(
       fc.property(history, (steps) => {
         const execution = Execution.create(
-          { jobId: 'job-1', command: 'echo model', maxRetries: 0, timeoutSeconds: 60 },
+          { jobId: 'job-1', command: 'echo model', maxRetries: 0, timeoutSeconds: 60, maxDurationSeconds: null },
           new Date('2026-01-01T00:00:00Z'),
         );
         let now = Date.parse('2026-01-01T00:00:00Z');

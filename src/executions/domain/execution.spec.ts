@@ -28,6 +28,7 @@ function jobSnapshot(overrides: Partial<JobSnapshot> = {}): JobSnapshot {
     command: 'pg_dump orbit > /backups/orbit.sql',
     maxRetries: 2,
     timeoutSeconds: 600,
+    maxDurationSeconds: null,
     ...overrides,
   };
 }

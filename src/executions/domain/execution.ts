@@ -12,6 +12,8 @@ export interface JobSnapshot {
   command: string;
   maxRetries: number;
   timeoutSeconds: number;
+  /** Running longer than this is told once (`execution.long_running`); the run goes on. Null: no limit. */
+  maxDurationSeconds: number | null;
 }
 
 /** A job as a run copies it (a Job of the jobs module is one), named here so that this domain needs no other. */
@@ -67,6 +69,7 @@ export class Execution {
       command: job.command,
       maxRetries: job.maxRetries,
       timeoutSeconds: job.timeoutSeconds,
+      maxDurationSeconds: job.maxDurationSeconds,
       status: ExecutionStatus.QUEUED,
       attempt: 1,
       trigger: options.trigger ?? 'MANUAL',
@@ -86,8 +89,8 @@ export class Execution {
 
   /** A run of `job` with a copy of its configuration as it is now. */
   static forJob(job: JobConfiguration, now: Date, options: NewExecution = {}): Execution {
-    const { id: jobId, command, maxRetries, timeoutSeconds } = job;
-    return Execution.create({ jobId, command, maxRetries, timeoutSeconds }, now, options);
+    const { id: jobId, command, maxRetries, timeoutSeconds, maxDurationSeconds } = job;
+    return Execution.create({ jobId, command, maxRetries, timeoutSeconds, maxDurationSeconds }, now, options);
   }
 
   static restore(props: ExecutionProps): Execution {
@@ -148,8 +151,8 @@ export class Execution {
   }
 
   snapshot(): JobSnapshot {
-    const { jobId, command, maxRetries, timeoutSeconds } = this.props;
-    return { jobId, command, maxRetries, timeoutSeconds };
+    const { jobId, command, maxRetries, timeoutSeconds, maxDurationSeconds } = this.props;
+    return { jobId, command, maxRetries, timeoutSeconds, maxDurationSeconds };
   }
 
   /** Called by the repository once a conditional write landed: the stored version moved on. */
@@ -181,6 +184,9 @@ export class Execution {
   }
   get maxRetries(): number {
     return this.props.maxRetries;
+  }
+  get maxDurationSeconds(): number | null {
+    return this.props.maxDurationSeconds;
   }
   get trigger(): ExecutionTrigger {
     return this.props.trigger;

@@ -27,4 +27,5 @@ export const EXECUTION_COLUMNS = new TableColumns<keyof ExecutionProps>('executi
   workerId: { type: 'text', changes: true },
   version: { type: 'integer' },
   failureCause: { type: 'text', changes: true },
+  maxDurationSeconds: { type: 'integer' },
 });

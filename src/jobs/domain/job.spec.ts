@@ -46,6 +46,8 @@ describe('Job.create', () => {
       misfirePolicy: 'RUN_ONCE',
       concurrencyPolicy: 'ALLOW',
       alerts: [],
+      lateAfterSeconds: null,
+      maxDurationSeconds: null,
       createdAt: NOW,
       updatedAt: NOW,
       nextRunAt: new Date('2026-01-11T03:00:00.000Z'),
@@ -102,6 +104,8 @@ describe('Job.create', () => {
         { channel: 'ops', on: ['failed', 'recovered'] },
         { channel: 'mail', on: ['failed'] },
       ],
+      lateAfterSeconds: null,
+      maxDurationSeconds: null,
     });
   });
 
@@ -110,8 +114,8 @@ describe('Job.create', () => {
     [{ alerts: [{ channel: '' }] }, 'alerts[0].channel must be'],
     [{ alerts: [{ channel: 'ops', on: [] }] }, 'alerts[0].on must be a non-empty list'],
     [
-      { alerts: [{ channel: 'ops', on: ['late'] }] },
-      "alerts[0].on must hold only failed, attempt_failed, recovered, succeeded, worker_lost, got 'late'",
+      { alerts: [{ channel: 'ops', on: ['exploded'] }] },
+      "alerts[0].on must hold only failed, attempt_failed, recovered, succeeded, worker_lost, late, long_running, missed, got 'exploded'",
     ],
     [{ alerts: [{ channel: 'ops' }, { channel: 'ops' }] }, "alerts[1].channel 'ops' is named twice"],
     [{ alerts: [{ channel: 'ops', when: 'always' }] }, 'alerts[0].when is not a field of an alert'],
@@ -144,6 +148,22 @@ describe('Job.create', () => {
       { label: 'not a string', name: 42 },
     ])('$label is refused', ({ name }) => {
       expectInvalid(() => Job.create(newJob({ name }), NOW), 'name');
+    });
+  });
+
+  describe.each(['lateAfterSeconds', 'maxDurationSeconds'] as const)('%s', (field) => {
+    it.each([1, 604_800, null])('%p is accepted, and kept', (value) => {
+      expect(Job.create(newJob({ [field]: value }), NOW)[field]).toBe(value);
+    });
+
+    it.each([0, -1, 604_801, 1.5, '60'])('%p is refused', (value) => {
+      expectInvalid(() => Job.create(newJob({ [field]: value }), NOW), field);
+    });
+
+    it('null clears it', () => {
+      const job = Job.create(newJob({ [field]: 60 }), NOW);
+      job.update({ [field]: null }, NOW);
+      expect(job[field]).toBeNull();
     });
   });
 

@@ -9,6 +9,8 @@ export const JOB_LIMITS = {
   commandMaxBytes: 8 * 1024,
   maxRetries: { min: 0, max: 100, default: 0 },
   timeoutSeconds: { min: 1, max: 604_800, default: 3600 },
+  lateAfterSeconds: { min: 1, max: 604_800 },
+  maxDurationSeconds: { min: 1, max: 604_800 },
 } as const;
 
 /** What a caller may set on a job; absent fields take their defaults on create. */
@@ -24,6 +26,10 @@ export interface JobSettings {
   concurrencyPolicy: ConcurrencyPolicy;
   /** Where and on what to alert (the channels are the alerts module's). */
   alerts: JobAlert[];
+  /** A slot with no started run this long after its time is late (`slot.late`); null: never watched. */
+  lateAfterSeconds: number | null;
+  /** A run still running this long after it started is long-running (`execution.long_running`); null: no limit. */
+  maxDurationSeconds: number | null;
 }
 
 /** JobSettings as a caller writes them. */
@@ -62,6 +68,8 @@ export class Job {
       misfirePolicy: 'RUN_ONCE',
       concurrencyPolicy: 'ALLOW',
       alerts: [],
+      lateAfterSeconds: null,
+      maxDurationSeconds: null,
       ...withoutUndefined(input),
     } as JobInput);
     const job = new Job({ ...settings, id: randomUUID(), createdAt: now, updatedAt: now, nextRunAt: null, version: 1 });
@@ -161,6 +169,12 @@ export class Job {
   get alerts(): JobAlert[] {
     return this.props.alerts;
   }
+  get lateAfterSeconds(): number | null {
+    return this.props.lateAfterSeconds;
+  }
+  get maxDurationSeconds(): number | null {
+    return this.props.maxDurationSeconds;
+  }
   get nextRunAt(): Date | null {
     return this.props.nextRunAt;
   }
@@ -201,6 +215,12 @@ export class Job {
       misfirePolicy: requireOneOf(input.misfirePolicy, 'misfirePolicy', MISFIRE_POLICIES),
       concurrencyPolicy: requireOneOf(input.concurrencyPolicy, 'concurrencyPolicy', CONCURRENCY_POLICIES),
       alerts: jobAlertsOf(input.alerts),
+      lateAfterSeconds: optionalIntegerIn(input.lateAfterSeconds, 'lateAfterSeconds', JOB_LIMITS.lateAfterSeconds),
+      maxDurationSeconds: optionalIntegerIn(
+        input.maxDurationSeconds,
+        'maxDurationSeconds',
+        JOB_LIMITS.maxDurationSeconds,
+      ),
     };
   }
 }
@@ -220,6 +240,15 @@ function requireText(value: unknown, field: string): string {
 function requireIntegerIn(value: unknown, field: string, range: { min: number; max: number }): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < range.min || value > range.max) {
     throw new InvalidArgumentError(`${field} must be an integer from ${range.min} to ${range.max}`, field);
+  }
+  return value;
+}
+
+/** An integer of `range`, or null for a limit left unset. */
+function optionalIntegerIn(value: unknown, field: string, range: { min: number; max: number }): number | null {
+  if (value === null) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < range.min || value > range.max) {
+    throw new InvalidArgumentError(`${field} must be null or an integer from ${range.min} to ${range.max}`, field);
   }
   return value;
 }

@@ -16,6 +16,8 @@ export const JobMapper = {
       misfirePolicy: row.misfirePolicy as MisfirePolicy,
       concurrencyPolicy: row.concurrencyPolicy as ConcurrencyPolicy,
       alerts: row.alerts,
+      lateAfterSeconds: row.lateAfterSeconds,
+      maxDurationSeconds: row.maxDurationSeconds,
       nextRunAt: row.nextRunAt,
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,

@@ -43,6 +43,13 @@ export class ExecutionResponse {
   errorMessage!: string | null;
   @ApiProperty({ type: String, nullable: true, example: 'host-a:4242:1f2e', description: 'The worker running it' })
   workerId!: string | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 1800,
+    description: "The job's maxDurationSeconds when the run was created: running longer is told once; null: no limit",
+  })
+  maxDurationSeconds!: number | null;
 
   /** Field by field (no rest/spread copies) and isoTime: a page maps up to 100 of these per request. */
   static from(execution: Execution): ExecutionResponse {
@@ -65,6 +72,7 @@ export class ExecutionResponse {
       exitCode: p.exitCode,
       errorMessage: p.errorMessage,
       workerId: p.workerId,
+      maxDurationSeconds: p.maxDurationSeconds,
     };
   }
 }
