@@ -90,9 +90,15 @@ export class LateAndLongRunning1765238400000 implements MigrationInterface {
       CREATE INDEX executions_long_running_idx ON executions (started_at)
        WHERE status = 'RUNNING' AND max_duration_seconds IS NOT NULL AND NOT long_running_noticed`);
     await replaceExecutionResponseJson(db, FIELDS);
+
+    // retention of alerts (see AlertRetention): the finished deliveries by age, the job states by age
+    await db.query(`CREATE INDEX deliveries_finished_idx ON deliveries (finished_at) WHERE status <> 'PENDING'`);
+    await db.query(`CREATE INDEX alert_job_states_updated_idx ON alert_job_states (updated_at)`);
   }
 
   async down(db: QueryRunner): Promise<void> {
+    await db.query(`DROP INDEX alert_job_states_updated_idx`);
+    await db.query(`DROP INDEX deliveries_finished_idx`);
     await replaceExecutionResponseJson(db, PREVIOUS_FIELDS);
     await db.query(`DROP INDEX executions_long_running_idx`);
     await db.query(`ALTER TABLE executions DROP COLUMN long_running_noticed, DROP COLUMN max_duration_seconds`);
