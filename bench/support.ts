@@ -14,7 +14,7 @@ import type pg from 'pg';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SPAWN_REFERENCE = join(ROOT, 'bench/spawn-reference.mjs');
 
-export const SCENARIOS = ['burst', 'latency', 'peers', 'schedule', 'herd', 'api', 'footprint'] as const;
+export const SCENARIOS = ['burst', 'latency', 'peers', 'schedule', 'herd', 'api', 'footprint', 'alerts'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 /** The sizes of one run: the by default, smaller through BENCH_* for a quick check. */
