@@ -1,6 +1,7 @@
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, ok, type Job, type JobInput } from '../api/client';
+import { alertsOf, alertsText, optionalSeconds } from '../components/alert-rules';
 import { Loading, PageTitle, Problem, Time } from '../components/ui';
 import { cronInWords, dateTimeIn, LOCAL_ZONE } from '../format';
 import { navigate } from '../router';
@@ -15,6 +16,9 @@ const FIELDS = {
   timeoutSeconds: 'Timeout (seconds)',
   misfirePolicy: 'Missed slots',
   concurrencyPolicy: 'Overlapping runs',
+  alerts: 'Alerts',
+  lateAfterSeconds: 'Late after (seconds)',
+  maxDurationSeconds: 'Long-running after (seconds)',
 } as const;
 type Field = keyof typeof FIELDS;
 type Values = Record<Field, string>;
@@ -28,6 +32,9 @@ const NEW_JOB: Values = {
   timeoutSeconds: '3600',
   misfirePolicy: 'RUN_ONCE',
   concurrencyPolicy: 'ALLOW',
+  alerts: '',
+  lateAfterSeconds: '',
+  maxDurationSeconds: '',
 };
 /** How long typing must pause before the preview asks the API. */
 const PREVIEW_DELAY_MS = 250;
@@ -42,6 +49,9 @@ function valuesOf(job: Job): Values {
     timeoutSeconds: String(job.timeoutSeconds),
     misfirePolicy: job.misfirePolicy,
     concurrencyPolicy: job.concurrencyPolicy,
+    alerts: alertsText(job.alerts),
+    lateAfterSeconds: job.lateAfterSeconds === null ? '' : String(job.lateAfterSeconds),
+    maxDurationSeconds: job.maxDurationSeconds === null ? '' : String(job.maxDurationSeconds),
   };
 }
 
@@ -60,6 +70,9 @@ function bodyOf(values: Values): JobInput {
     timeoutSeconds: integer(values.timeoutSeconds),
     misfirePolicy: values.misfirePolicy as JobInput['misfirePolicy'],
     concurrencyPolicy: values.concurrencyPolicy as JobInput['concurrencyPolicy'],
+    alerts: alertsOf(values.alerts),
+    lateAfterSeconds: optionalSeconds(values.lateAfterSeconds),
+    maxDurationSeconds: optionalSeconds(values.maxDurationSeconds),
   };
 }
 
@@ -236,6 +249,27 @@ export function JobForm({ id }: { id?: string }) {
             <option value="REPLACE">REPLACE: cancel the active one</option>
           </select>
         ))}
+        {field(
+          'alerts',
+          (p) => (
+            <textarea {...p} rows={2} spellcheck={false} />
+          ),
+          'One rule a line: channel: failed, recovered, late, long_running, missed, … (a channel alone: failed)',
+        )}
+        {field(
+          'lateAfterSeconds',
+          (p) => (
+            <input {...p} type="text" inputMode="numeric" />
+          ),
+          'A slot with no started run this long after its time is late; empty: not watched',
+        )}
+        {field(
+          'maxDurationSeconds',
+          (p) => (
+            <input {...p} type="text" inputMode="numeric" />
+          ),
+          'A run still running this long is long-running (it runs on); empty: no limit',
+        )}
         <div role="alert">
           {errors.rest.map((message) => (
             <p key={message} class="problem">
