@@ -5,7 +5,7 @@
  * same workloads and database (peers). Prints a table on stdout (progress on stderr) and writes
  * bench/results/latest.json.
  *
- *   BENCH_ONLY=burst,latency,peers,schedule,herd,api,footprint,placement   the scenarios to run (default: all)
+ *   BENCH_ONLY=burst,latency,peers,schedule,herd,api,footprint,placement,alerts   the scenarios to run (default: all)
  *   BENCH_BURST=2000  BENCH_LATENCY_RUNS=200  BENCH_SCHEDULE_SECONDS=60  BENCH_HERD_JOBS=10000
  *   BENCH_API_ROWS=1000000  BENCH_API_SECONDS=10  BENCH_FOOTPRINT_SECONDS=30   (the issue's sizes)
  */
@@ -17,6 +17,7 @@ import pg from 'pg';
 import { loadConfig } from '../src/config/orbit-config.js';
 import { migrate } from '../src/postgres/migrate.js';
 import { startDatabase } from '../src/postgres/start-database.js';
+import { runAlerts } from './alerts.js';
 import { runApi } from './api.js';
 import { runBurst, runLatency } from './burst.js';
 import { growth, reportGrowth, runFootprint } from './footprint.js';
@@ -48,6 +49,7 @@ const RUNNERS: Record<Scenario, (bench: Bench) => Promise<void>> = {
   api: runApi,
   footprint: runFootprint,
   placement: runPlacement,
+  alerts: runAlerts,
 };
 
 async function main(): Promise<void> {

@@ -15,7 +15,17 @@ import type { CpuSample } from './cpu.js';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SPAWN_REFERENCE = join(ROOT, 'bench/spawn-reference.mjs');
 
-export const SCENARIOS = ['burst', 'latency', 'peers', 'schedule', 'herd', 'api', 'footprint', 'placement'] as const;
+export const SCENARIOS = [
+  'burst',
+  'latency',
+  'peers',
+  'schedule',
+  'herd',
+  'api',
+  'footprint',
+  'placement',
+  'alerts',
+] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 /** The sizes of one run: the by default, smaller through BENCH_* for a quick check. */

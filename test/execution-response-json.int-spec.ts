@@ -11,7 +11,9 @@ const T0 = new Date('2026-11-30T10:00:00.000Z');
 
 /** ExecutionResponse's fields in its order, as `from` writes them. */
 const responseFields = Object.keys(
-  ExecutionResponse.from(Execution.create({ jobId: 'j', command: 'true', maxRetries: 0, timeoutSeconds: 1 }, T0)),
+  ExecutionResponse.from(
+    Execution.create({ jobId: 'j', command: 'true', maxRetries: 0, timeoutSeconds: 1, maxDurationSeconds: null }, T0),
+  ),
 ) as (typeof EXECUTION_COLUMNS.fields)[number][];
 
 /** What the migrations left in the database for `response_json`, whitespace in function bodies aside. */

@@ -137,7 +137,12 @@ describe('executions over HTTP', () => {
 
   describe('POST /jobs/:id/executions', () => {
     it('queues a manual first attempt that copies the job configuration', async () => {
-      const copying = await createJob({ command: 'sync --all', maxRetries: 3, timeoutSeconds: 45 });
+      const copying = await createJob({
+        command: 'sync --all',
+        maxRetries: 3,
+        timeoutSeconds: 45,
+        maxDurationSeconds: 30,
+      });
 
       const res = await api().post(`/jobs/${copying.id}/executions`);
 
@@ -168,6 +173,74 @@ describe('executions over HTTP', () => {
         waitingFor: null,
         parameters: {},
         triggeredBy: null,
+      });
+      expect(await read(res.body.id)).toEqual(res.body);
+    });
+
+    it('a later change of the job does not rewrite the execution', async () => {
+      const changing = await createJob({ command: 'v1', maxRetries: 1, timeoutSeconds: 30 });
+      const execution = await queue(changing.id);
+
+      await api().patch(`/jobs/${changing.id}`).send({ command: 'v2', maxRetries: 9, timeoutSeconds: 999 }).expect(200);
+
+      expect(await read(execution.id)).toEqual(execution);
+      expect((await queue(changing.id)).command).toBe('v2');
+    });
+
+    it('is allowed while the job is disabled', async () => {
+      const disabled = await createJob({ enabled: false });
+
+      const res = await api().post(`/jobs/${disabled.id}/executions`);
+
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ jobId: disabled.id, status: 'QUEUED', trigger: 'MANUAL' });
+    });
+
+    it('answers 404 for an unknown job', async () => {
+      const res = await api().post(`/jobs/${UNKNOWN_ID}/executions`);
+
+      expect(res.status).toBe(404);
+      expectError(res.body, 404, 'Not Found');
+    });
+
+    it('answers 400 for a malformed job id', async () => {
+      const res = await api().post('/jobs/not-a-uuid/executions');
+
+      expect(res.status).toBe(400);
+      expectError(res.body, 400, 'Bad Request');
+    });
+  });
+  describe('POST /jobs/:id/executions', () => {
+    it('queues a manual first attempt that copies the job configuration', async () => {
+      const copying = await createJob({
+        command: 'sync --all',
+        maxRetries: 3,
+        timeoutSeconds: 45,
+        maxDurationSeconds: 30,
+      });
+
+      const res = await api().post(`/jobs/${copying.id}/executions`);
+
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        jobId: copying.id,
+        command: 'sync --all',
+        maxRetries: 3,
+        timeoutSeconds: 45,
+        status: 'QUEUED',
+        attempt: 1,
+        trigger: 'MANUAL',
+        scheduledFor: null,
+        retryOf: null,
+        dueAt: T0,
+        createdAt: T0,
+        startedAt: null,
+        finishedAt: null,
+        exitCode: null,
+        errorMessage: null,
+        workerId: null,
+        maxDurationSeconds: 30,
       });
       expect(await read(res.body.id)).toEqual(res.body);
     });

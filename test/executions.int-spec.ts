@@ -39,7 +39,13 @@ async function storedJob(overrides: Partial<Parameters<typeof Job.create>[0]> = 
 async function storedExecution(job?: Job, createdAt: Date = T0): Promise<Execution> {
   const owner = job ?? (await storedJob());
   const execution = Execution.create(
-    { jobId: owner.id, command: owner.command, maxRetries: owner.maxRetries, timeoutSeconds: owner.timeoutSeconds },
+    {
+      jobId: owner.id,
+      command: owner.command,
+      maxRetries: owner.maxRetries,
+      timeoutSeconds: owner.timeoutSeconds,
+      maxDurationSeconds: owner.maxDurationSeconds,
+    },
     createdAt,
   );
   await executions.insert(execution);

@@ -128,6 +128,8 @@ describe('jobs over HTTP', () => {
         misfirePolicy: 'RUN_ONCE',
         concurrencyPolicy: 'ALLOW',
         alerts: [],
+        lateAfterSeconds: null,
+        maxDurationSeconds: null,
         nextRunAt: '2026-12-01T03:00:00.000Z',
         lastExecution: null,
         createdAt: T0,

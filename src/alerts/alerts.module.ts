@@ -7,6 +7,7 @@ import { AlertConsumer } from './application/alert-consumer.js';
 import { AlertDelivery } from './application/alert-delivery.js';
 import { AlertLoops } from './application/alert-loops.js';
 import { AlertPayloads } from './application/alert-payloads.js';
+import { AlertRetention } from './application/alert-retention.js';
 import { AlertSender, TargetPolicy } from './application/alert-sender.js';
 import { ChannelRepository } from './application/channel.repository.js';
 import { ChannelsService } from './application/channels.service.js';
@@ -28,6 +29,7 @@ import { SqlDeliveryRepository } from './infrastructure/sql-delivery.repository.
     AlertDelivery,
     AlertLoops,
     AlertPayloads,
+    AlertRetention,
     { provide: ChannelRepository, useClass: SqlChannelRepository },
     { provide: DeliveryRepository, useClass: SqlDeliveryRepository },
     { provide: AlertSender, useClass: ChannelSender },

@@ -10,6 +10,7 @@ import { SlotEvents1765065600000 } from '../../migrations/1765065600000-SlotEven
 import { PauseNotesAndTimeline1765152000000 } from '../../migrations/1765152000000-PauseNotesAndTimeline.js';
 import { Placement1765411200000 } from '../../migrations/1765411200000-Placement.js';
 import { ChainsAndParameters1765497600000 } from '../../migrations/1765497600000-ChainsAndParameters.js';
+import { LateAndLongRunning1765540800000 } from '../../migrations/1765540800000-LateAndLongRunning.js';
 import { AppliedJobs1765584000000 } from '../../migrations/1765584000000-AppliedJobs.js';
 import { JobOrmEntity } from '../jobs/infrastructure/job.orm-entity.js';
 
@@ -26,6 +27,7 @@ export const MIGRATIONS = [
   PauseNotesAndTimeline1765152000000,
   Placement1765411200000,
   ChainsAndParameters1765497600000,
+  LateAndLongRunning1765540800000,
   AppliedJobs1765584000000,
 ];
 

@@ -8,13 +8,14 @@ import { ChainLoop } from './application/chain-loop.js';
 import { CommandRunner } from './application/command-runner.js';
 import { LeaseReaperService } from './application/lease-reaper.service.js';
 import { PlacementSweep } from './application/placement-sweep.js';
+import { OverdueWatcherService } from './application/overdue-watcher.service.js';
 import { RetentionService } from './application/retention.service.js';
 import { SchedulerService } from './application/scheduler.service.js';
 import { WorkerService } from './application/worker.service.js';
 import { PgNotificationListener } from './infrastructure/pg-notification-listener.js';
 import { SpawnerCommandRunner } from './infrastructure/spawner-command-runner.js';
 
-/** Scheduler, worker, lease reaper and retention sweep: loaded by the `all` and `worker` roles. */
+/** Scheduler, worker, lease reaper, retention sweep and the late and long-running watch: loaded by the `all` and `worker` roles. */
 @Module({
   imports: [JobsModule, ExecutionsModule, EventsModule],
   providers: [
@@ -23,12 +24,20 @@ import { SpawnerCommandRunner } from './infrastructure/spawner-command-runner.js
     LeaseReaperService,
     PlacementSweep,
     RetentionService,
+    OverdueWatcherService,
     PgNotificationListener,
     ChainConsumer,
     ChainLoop,
     { provide: CommandRunner, useClass: SpawnerCommandRunner },
   ],
-  exports: [SchedulerService, WorkerService, LeaseReaperService, PlacementSweep, RetentionService],
+  exports: [
+    SchedulerService,
+    WorkerService,
+    LeaseReaperService,
+    PlacementSweep,
+    RetentionService,
+    OverdueWatcherService,
+  ],
 })
 export class RuntimeModule {
   /** Readiness watches the worker loop on the nodes that run one (observability asks nothing of this module). */

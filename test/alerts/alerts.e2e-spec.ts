@@ -241,7 +241,7 @@ describe('alerts', () => {
     expect(bad.body.message).toContain("alerts[0].channel: there is no channel named 'nope'");
     const badOn = await http()
       .post('/channels')
-      .send({ name: 'bad-on', type: 'webhook', url: receiver.url('/x'), allJobs: { on: ['late'] } })
+      .send({ name: 'bad-on', type: 'webhook', url: receiver.url('/x'), allJobs: { on: ['exploded'] } })
       .expect(400);
     expect(badOn.body.message).toContain('allJobs.on');
     expect(
@@ -318,6 +318,20 @@ describe('alert targets without ORBIT_ALERTS_ALLOW_PRIVATE', () => {
       .expect(400);
     expect(refused.body.message).toMatch(/^url/);
     expect(refused.body.message).toContain(reason);
+  });
+
+  it.each([
+    'https://example.com/services/T000/B000/XXXX',
+    'http://hooks.slack.com/services/T000/B000/XXXX',
+    'https://hooks.slack.com.example.net/services/T000/B000/XXXX',
+  ])('a slack channel posting to %s, not Slack over https, is refused (400 naming url)', async (url) => {
+    const refused = await request(node.app.getHttpServer())
+      .post('/channels')
+      .send({ name: 'not-slack', type: 'slack', url })
+      .expect(400);
+    expect(refused.body.message).toMatch(
+      /^url of a slack channel must be an incoming webhook on https:\/\/hooks\.slack\.com\//,
+    );
   });
 });
 

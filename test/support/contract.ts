@@ -27,6 +27,8 @@ export const JOB_FIELDS = [
   'startsAt',
   'endsAt',
   'jitterSeconds',
+  'lateAfterSeconds',
+  'maxDurationSeconds',
 ].sort();
 
 /** The fields of an event as GET /events answers it, in their order: shared by the events and Swagger tests. */

@@ -111,7 +111,14 @@ describe('the dashboard in a real browser', () => {
     await button('Sign in').click();
     const nav = page.getByRole('navigation', { name: 'Main' });
     await nav.getByRole('link', { name: 'Audit' }).waitFor();
-    expect(await nav.getByRole('link').allTextContents()).toEqual(['Overview', 'Jobs', 'Workers', 'Tokens', 'Audit']);
+    expect(await nav.getByRole('link').allTextContents()).toEqual([
+      'Overview',
+      'Jobs',
+      'Workers',
+      'Tokens',
+      'Audit',
+      'Channels',
+    ]);
     expect(page.url()).not.toContain(TEST_ADMIN_TOKEN);
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     await textOf(page.getByRole('list', { name: 'At a glance' }), /1 live worker/);

@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { Link, useLocation, type Location } from './router';
 import { SessionGate, useSession } from './session';
 import { AuditPage } from './pages/audit';
+import { ChannelsPage } from './pages/channels';
 import { ExecutionPage } from './pages/execution';
 import { JobForm } from './pages/job-form';
 import { JobPage } from './pages/job';
@@ -25,6 +26,7 @@ const ROUTES: Array<[RegExp, (match: string[], location: Location) => ComponentC
   [/^\/workers$/, () => <WorkersPage />],
   [/^\/tokens$/, (_, location) => <TokensPage query={location.query} />],
   [/^\/audit$/, (_, location) => <AuditPage query={location.query} />],
+  [/^\/channels$/, (_, location) => <ChannelsPage query={location.query} />],
 ];
 
 function section(path: string): string {
@@ -42,6 +44,7 @@ function Layout({ children }: { children: ComponentChildren }) {
       ? ([
           ['/tokens', 'Tokens'],
           ['/audit', 'Audit'],
+          ['/channels', 'Channels'],
         ] as Array<[string, string]>)
       : []),
   ];

@@ -7,7 +7,7 @@ import type { AlertEvent } from '../../jobs/domain/job-alerts.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { alertEventsOf, chosenEvent, failingAfter, mayAlert } from '../domain/alert-rules.js';
 import { Channel } from '../domain/channel.js';
-import { AlertPayloads } from './alert-payloads.js';
+import { AlertPayloads, AlertToSay } from './alert-payloads.js';
 import { ChannelRepository } from './channel.repository.js';
 import { DeliveryRepository, NewDelivery } from './delivery.repository.js';
 
@@ -46,7 +46,7 @@ export class AlertConsumer {
     const byName = new Map(channels.map((channel) => [channel.name, channel]));
     const now = this.clock.now();
     const giveUpAt = new Date(now.getTime() + this.config.alertRetryHours * 3_600_000);
-    const written: NewDelivery[] = [];
+    const pending: { delivery: Omit<NewDelivery, 'payload'>; say: AlertToSay }[] = [];
     for (const event of alerting) {
       const job = jobs.get(event.jobId);
       if (!job) continue; // deleted since: nobody to tell about it
@@ -57,19 +57,23 @@ export class AlertConsumer {
         if (event.at < channel.createdAt) continue; // the consumer may catch up on a stream older than the channel
         const alert = chosenEvent(candidates, on);
         if (alert === null) continue;
-        written.push({
-          id: randomUUID(),
-          channelId: channel.id,
-          eventSeq: event.seq,
-          event: alert,
-          jobId: event.jobId,
-          executionId: event.executionId,
-          payload: await this.payloads.forEvent(alert, event, job.name),
-          createdAt: now,
-          giveUpAt,
+        pending.push({
+          delivery: {
+            id: randomUUID(),
+            channelId: channel.id,
+            eventSeq: event.seq,
+            event: alert,
+            jobId: event.jobId,
+            executionId: event.executionId,
+            createdAt: now,
+            giveUpAt,
+          },
+          say: { alert, event, jobName: job.name },
         });
       }
     }
+    const payloads = await this.payloads.forEvents(pending.map(({ say }) => say));
+    const written: NewDelivery[] = pending.map(({ delivery }, i) => ({ ...delivery, payload: payloads[i]! }));
     await this.deliveries.saveFailingStates(failing, now);
     await this.deliveries.insertAll(written);
     return written.length;

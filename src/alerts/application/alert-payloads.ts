@@ -1,51 +1,45 @@
 import { Injectable } from '@nestjs/common';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import type { OrbitEvent } from '../../events/domain/orbit-event.js';
-import { ExecutionOutputRepository } from '../../executions/application/execution-output.repository.js';
-import { ExecutionRepository } from '../../executions/application/execution.repository.js';
+import { ExecutionRepository, ExecutionWithOutputTail } from '../../executions/application/execution.repository.js';
 import { Clock } from '../../shared/domain/clock.js';
-import { AlertPayload, DeliveryEvent } from '../domain/delivery.js';
+import { AlertPayload, AlertRun, DeliveryEvent } from '../domain/delivery.js';
 
 /** How much of a run's output an alert carries: its end, where the error usually is. */
 const OUTPUT_TAIL_BYTES = 2048;
 
-/** Builds what an alert says, from the stream event and the run as stored. */
+/** One alert to say: the alert event, the stream event it comes from, and its job's name. */
+export interface AlertToSay {
+  alert: DeliveryEvent;
+  event: OrbitEvent;
+  jobName: string;
+}
+
+/** Builds what alerts say, from the stream events and the runs as stored: one query for a whole batch. */
 @Injectable()
 export class AlertPayloads {
   constructor(
     private readonly config: OrbitConfig,
     private readonly clock: Clock,
     private readonly executions: ExecutionRepository,
-    private readonly outputs: ExecutionOutputRepository,
   ) {}
 
-  async forEvent(alert: DeliveryEvent, event: OrbitEvent, jobName: string): Promise<AlertPayload> {
-    const executionId = event.executionId!;
-    const [execution, output] = await Promise.all([
-      this.executions.findById(executionId),
-      this.outputs.find(executionId),
-    ]);
-    const startedAt = execution?.startedAt ?? null;
-    const finishedAt = execution?.finishedAt ?? null;
-    return {
-      event: alert,
-      timestamp: this.clock.now().toISOString(),
-      job: { id: event.jobId, name: jobName },
-      run: {
-        id: executionId,
-        status: event.to ?? 'UNKNOWN',
-        attempt: event.attempt ?? 1,
-        trigger: event.trigger ?? 'SCHEDULE',
-        scheduledFor: execution?.scheduledFor?.toISOString() ?? null,
-        startedAt: startedAt?.toISOString() ?? null,
-        finishedAt: finishedAt?.toISOString() ?? null,
-        durationMs: startedAt && finishedAt ? finishedAt.getTime() - startedAt.getTime() : null,
-        exitCode: event.exitCode,
-        errorMessage: event.errorMessage,
-        output: tail(output ? [output.stdout, output.stderr].filter(Boolean).join('\n') : ''),
-      },
-      links: this.links(event.jobId, executionId),
-    };
+  async forEvents(alerts: readonly AlertToSay[]): Promise<AlertPayload[]> {
+    const ids = [...new Set(alerts.map(({ event }) => runOf(event)).filter((id) => id !== null))];
+    // as many characters hold at least as many bytes: the byte tail is cut from them
+    const runs = await this.executions.findWithOutputTails(ids, OUTPUT_TAIL_BYTES);
+    const timestamp = this.clock.now().toISOString();
+    return alerts.map(({ alert, event, jobName }) => {
+      const runId = runOf(event);
+      return {
+        event: alert,
+        timestamp,
+        job: { id: event.jobId, name: jobName },
+        slot: event.slot?.toISOString() ?? null,
+        run: runId ? alertRunOf(runId, event, runs.get(runId)) : null,
+        links: this.links(event.jobId, runId),
+      };
+    });
   }
 
   forTest(): AlertPayload {
@@ -53,6 +47,7 @@ export class AlertPayloads {
       event: 'test',
       timestamp: this.clock.now().toISOString(),
       job: null,
+      slot: null,
       run: null,
       links: this.links(null, null),
     };
@@ -66,6 +61,37 @@ export class AlertPayloads {
       run: executionId ? `${ui}/executions/${executionId}` : null,
     };
   }
+}
+
+/** The run an event is about: its own, or for a slot FORBID skipped the one that was active. */
+function runOf(event: OrbitEvent): string | null {
+  if (event.executionId) return event.executionId;
+  const active = event.type === 'slot.skipped' ? event.detail?.['activeExecutionId'] : undefined;
+  return typeof active === 'string' ? active : null;
+}
+
+/**
+ * The run as an alert shows it. A status change's event says what the run became at that
+ * change (a later change may already be stored); any other event shows the run as stored.
+ */
+function alertRunOf(id: string, event: OrbitEvent, stored: ExecutionWithOutputTail | undefined): AlertRun {
+  const execution = stored?.execution;
+  const changed = event.to !== null && event.executionId === id;
+  const startedAt = execution?.startedAt ?? null;
+  const finishedAt = execution?.finishedAt ?? null;
+  return {
+    id,
+    status: (changed ? event.to : execution?.status) ?? 'UNKNOWN',
+    attempt: (changed ? event.attempt : execution?.attempt) ?? 1,
+    trigger: (changed ? event.trigger : execution?.trigger) ?? 'SCHEDULE',
+    scheduledFor: execution?.scheduledFor?.toISOString() ?? null,
+    startedAt: startedAt?.toISOString() ?? null,
+    finishedAt: finishedAt?.toISOString() ?? null,
+    durationMs: startedAt && finishedAt ? finishedAt.getTime() - startedAt.getTime() : null,
+    exitCode: changed ? event.exitCode : (execution?.exitCode ?? null),
+    errorMessage: changed ? event.errorMessage : (execution?.errorMessage ?? null),
+    output: tail(stored?.outputTail ?? ''),
+  };
 }
 
 /** The last OUTPUT_TAIL_BYTES of `text`, cut at a character boundary. */

@@ -107,7 +107,7 @@ export class ChannelsService extends AlertChannelDirectory {
   }
 
   private async checkTarget(channel: Channel): Promise<void> {
-    if (channel.url !== null) await this.targets.check(channel.url);
+    if (channel.url !== null) await this.targets.check(channel.url, channel.type);
     if (channel.type === 'email' && this.config.smtpUrl === undefined) {
       throw new InvalidArgumentError('type email needs ORBIT_SMTP_URL set on the server', 'type');
     }

@@ -74,4 +74,19 @@ export abstract class DeliveryRepository {
   /** Whether each job's last final outcome was a failure (a job never seen is absent). */
   abstract failingStates(jobIds: readonly string[]): Promise<Map<string, boolean>>;
   abstract saveFailingStates(states: ReadonlyMap<string, boolean>, now: Date): Promise<void>;
+
+  /**
+   * Deletes at most `batchSize` delivered or failed deliveries that finished before `olderThan`,
+   * with their attempts; answers how many. PENDING ones are never deleted; rows another
+   * transaction holds are skipped, left to a later batch.
+   */
+  abstract pruneFinished(olderThan: Date, batchSize: number): Promise<number>;
+  /** Up to `limit` job states last changed before `olderThan`, after `afterJobId` in job order. */
+  abstract staleJobStates(
+    olderThan: Date,
+    afterJobId: string | null,
+    limit: number,
+  ): Promise<{ jobId: string; failing: boolean }[]>;
+  /** Deletes the states of `jobIds` that were not changed since `olderThan`; answers how many. */
+  abstract deleteJobStates(jobIds: readonly string[], olderThan: Date): Promise<number>;
 }

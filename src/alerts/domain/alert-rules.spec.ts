@@ -54,6 +54,19 @@ describe('alert rules', () => {
     },
   );
 
+  it.each([
+    ['slot.late', 'late'],
+    ['execution.long_running', 'long_running'],
+    ['slot.missed', 'missed'],
+    ['slot.skipped', 'missed'],
+  ] as const)('%s alerts as %s, whatever the failing state, and keeps it', (type, alert) => {
+    expect(mayAlert(event(type))).toBe(true);
+    expect(alertEventsOf(event(type), false)).toEqual([alert]);
+    expect(alertEventsOf(event(type), true)).toEqual([alert]);
+    expect(failingAfter(event(type), true)).toBe(true);
+    expect(failingAfter(event(type), false)).toBe(false);
+  });
+
   it('the failing state: set by a failure for good, kept by a retried one and a cancel, cleared by a success', () => {
     expect(failingAfter(event('execution.failed'), false)).toBe(true);
     expect(failingAfter(event('execution.failed', true), false)).toBe(false);

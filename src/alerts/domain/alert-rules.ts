@@ -1,9 +1,17 @@
 import type { OrbitEvent } from '../../events/domain/orbit-event.js';
 import type { AlertEvent } from '../../jobs/domain/job-alerts.js';
 
+/** The alert event each stream event that is not a run's outcome gives. */
+const NOTICES: Partial<Record<OrbitEvent['type'], AlertEvent>> = {
+  'slot.late': 'late',
+  'execution.long_running': 'long_running',
+  'slot.missed': 'missed',
+  'slot.skipped': 'missed',
+};
+
 /** Whether the stream event can give an alert at all: the hot path's first filter. */
 export function mayAlert(event: OrbitEvent): boolean {
-  return event.type === 'execution.failed' || event.type === 'execution.succeeded';
+  return event.type === 'execution.failed' || event.type === 'execution.succeeded' || event.type in NOTICES;
 }
 
 /**
@@ -17,7 +25,8 @@ export function alertEventsOf(event: OrbitEvent, wasFailing: boolean): AlertEven
     return [...lost, ...(event.retryQueued ? [] : (['failed'] as const)), 'attempt_failed'];
   }
   if (event.type === 'execution.succeeded') return wasFailing ? ['recovered', 'succeeded'] : ['succeeded'];
-  return [];
+  const notice = NOTICES[event.type];
+  return notice ? [notice] : [];
 }
 
 /** The job's failing state after the event: a failure for good sets it, a success clears it, the rest keep it. */

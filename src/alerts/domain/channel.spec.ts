@@ -35,7 +35,7 @@ describe('Channel', () => {
     ],
     [{ name: 'x', type: 'slack', url: 'https://a.example.com', secret: SECRET }, 'secret is only for webhook'],
     [
-      { name: 'x', type: 'webhook', url: 'https://a.example.com', allJobs: { on: ['late'] } },
+      { name: 'x', type: 'webhook', url: 'https://a.example.com', allJobs: { on: ['exploded'] } },
       'allJobs.on must hold only',
     ],
   ])('%j is refused: %s', (input, message) => {

@@ -42,6 +42,9 @@ export interface AlertPayload {
   /** The node's time when the delivery was made. */
   timestamp: string;
   job: { id: string; name: string } | null;
+  /** The schedule slot of a slot event (late, missed); else null. */
+  slot: string | null;
+  /** The run the alert is about; on a slot event, the run that was active when FORBID skipped it, else null. */
   run: AlertRun | null;
   links: { dashboard: string; job: string | null; run: string | null };
 }

@@ -1,4 +1,18 @@
-import { literalAddress, refusalOf } from './target-address.js';
+import { literalAddress, refusalOf, slackRefusalOf } from './target-address.js';
+
+describe('slack channel targets', () => {
+  it("Slack's incoming-webhook host over https is accepted", () => {
+    expect(slackRefusalOf(new URL('https://hooks.slack.com/services/T000/B000/XXXX'))).toBeNull();
+  });
+
+  it.each([
+    'http://hooks.slack.com/services/x',
+    'https://slack.com/services/x',
+    'https://evil.example/hooks.slack.com',
+  ])('%s is refused', (url) => {
+    expect(slackRefusalOf(new URL(url))).toContain('https://hooks.slack.com/');
+  });
+});
 
 describe('alert target addresses', () => {
   it.each(['169.254.169.254', '169.254.0.1', 'fe80::1', '::ffff:169.254.169.254'])(

@@ -5,6 +5,15 @@ const PRIVATE_RANGES = new Set(['loopback', 'private', 'carrierGradeNat', 'uniqu
 /** Where cloud metadata services answer: never a target, whatever the settings. */
 const LINK_LOCAL = 'linkLocal';
 
+/** Where Slack's incoming webhooks are. */
+export const SLACK_WEBHOOK_HOST = 'hooks.slack.com';
+
+/** Why a Slack channel may not post to `url`, or null when it may: only to Slack's incoming-webhook host, over https. */
+export function slackRefusalOf(url: URL): string | null {
+  if (url.protocol === 'https:' && url.hostname === SLACK_WEBHOOK_HOST) return null;
+  return `url of a slack channel must be an incoming webhook on https://${SLACK_WEBHOOK_HOST}/, not ${url.protocol}//${url.hostname}`;
+}
+
 /**
  * Why an alert may not go to `address` (an IP literal), or null when it may. Link-local
  * addresses are always refused; loopback and private ones unless `allowPrivate`. An IPv4

@@ -6,6 +6,9 @@ const HEADLINES: Record<AlertPayload['event'], string> = {
   recovered: 'recovered',
   succeeded: 'succeeded',
   worker_lost: 'lost its worker',
+  late: 'is late',
+  long_running: 'runs too long',
+  missed: 'missed a slot',
   test: 'test alert',
 };
 
@@ -18,8 +21,11 @@ export function headlineOf(payload: AlertPayload): string {
 
 function detailsOf(payload: AlertPayload): string[] {
   const run = payload.run;
-  if (run === null) return [`Dashboard: ${payload.links.dashboard}`];
+  const slot = payload.slot ? [`Slot: ${payload.slot}`] : [];
+  if (run === null)
+    return [...slot, `${payload.job ? 'Job' : 'Dashboard'}: ${payload.links.job ?? payload.links.dashboard}`];
   return [
+    ...slot,
     `Status: ${run.status}${run.exitCode !== null ? ` (exit code ${run.exitCode})` : ''}`,
     ...(run.errorMessage ? [`Error: ${run.errorMessage}`] : []),
     `Trigger: ${run.trigger}${run.scheduledFor ? `, scheduled for ${run.scheduledFor}` : ''}`,

@@ -68,17 +68,19 @@ export class ChannelSender extends AlertSender implements OnApplicationShutdown 
     this.mailer ??= createTransport(url.href);
     const { subject, text } = emailOf(delivery.payload);
     try {
-      const sent = this.mailer.sendMail({ from: this.config.smtpFrom, to, subject, text });
-      const aborted = new Promise<never>((_, reject) =>
-        signal.addEventListener('abort', () => reject(new Error('no answer within the attempt timeout')), {
-          once: true,
-        }),
-      );
-      const info = (await Promise.race([sent, aborted])) as { response?: string };
+      // the signal ends the send itself: nodemailer closes the connection, which the timeouts
+      // above bound step by step as well (connect, greeting, each answer)
+      const info = (await this.mailer.sendMail({ from: this.config.smtpFrom, to, subject, text, signal })) as {
+        response?: string;
+      };
       return { ok: true, httpStatus: null, smtpResponse: info.response ?? null, error: null, latencyMs: latency() };
     } catch (error) {
       const smtp = (error as { response?: string }).response ?? null;
-      const message = error instanceof Error ? error.message : String(error);
+      const message = signal.aborted
+        ? 'no answer within the attempt timeout'
+        : error instanceof Error
+          ? error.message
+          : String(error);
       // nodemailer's messages name the server, never its credentials
       return { ok: false, httpStatus: null, smtpResponse: smtp, error: message, latencyMs: latency() };
     }

@@ -3,7 +3,8 @@ import { Injectable } from '@nestjs/common';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import { InvalidArgumentError } from '../../shared/domain/domain-errors.js';
 import { TargetPolicy } from '../application/alert-sender.js';
-import { literalAddress, refusalOf } from '../domain/target-address.js';
+import type { ChannelType } from '../domain/channel.js';
+import { literalAddress, refusalOf, slackRefusalOf } from '../domain/target-address.js';
 
 export interface ResolvedTarget {
   address: string;
@@ -45,7 +46,11 @@ export class DnsTargetPolicy extends TargetPolicy {
     super();
   }
 
-  async check(url: string): Promise<void> {
-    await resolveTarget(new URL(url), this.config.alertsAllowPrivate);
+  /** A Slack channel posts to Slack only, unless private targets are allowed (a receiver inside the network, tests). */
+  async check(url: string, type: ChannelType): Promise<void> {
+    const target = new URL(url);
+    const slackRefusal = type === 'slack' && !this.config.alertsAllowPrivate ? slackRefusalOf(target) : null;
+    if (slackRefusal !== null) throw new InvalidArgumentError(slackRefusal, 'url');
+    await resolveTarget(target, this.config.alertsAllowPrivate);
   }
 }

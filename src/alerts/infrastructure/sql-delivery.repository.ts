@@ -142,6 +142,40 @@ export class SqlDeliveryRepository extends DeliveryRepository {
     return new Map(rows.map((row) => [row.jobId, row.failing]));
   }
 
+  async pruneFinished(olderThan: Date, batchSize: number): Promise<number> {
+    // deliveries_finished_idx; the attempts go with their delivery (ON DELETE CASCADE)
+    const rows = await this.db.rows(
+      `DELETE FROM deliveries WHERE id = ANY (ARRAY(
+         SELECT id FROM deliveries WHERE finished_at < $1 AND status <> 'PENDING'
+          ORDER BY finished_at LIMIT $2 FOR UPDATE SKIP LOCKED))
+       RETURNING id`,
+      [olderThan, Math.floor(batchSize)],
+    );
+    return rows.length;
+  }
+
+  staleJobStates(
+    olderThan: Date,
+    afterJobId: string | null,
+    limit: number,
+  ): Promise<{ jobId: string; failing: boolean }[]> {
+    return this.db.rows(
+      `SELECT job_id AS "jobId", failing FROM alert_job_states
+        WHERE updated_at < $1 AND ($2::uuid IS NULL OR job_id > $2::uuid)
+        ORDER BY job_id LIMIT $3`,
+      [olderThan, afterJobId, Math.floor(limit)],
+    );
+  }
+
+  async deleteJobStates(jobIds: readonly string[], olderThan: Date): Promise<number> {
+    if (jobIds.length === 0) return 0;
+    const rows = await this.db.rows(
+      `DELETE FROM alert_job_states WHERE job_id = ANY ($1::uuid[]) AND updated_at < $2 RETURNING job_id`,
+      [jobIds, olderThan],
+    );
+    return rows.length;
+  }
+
   async saveFailingStates(states: ReadonlyMap<string, boolean>, now: Date): Promise<void> {
     if (states.size === 0) return;
     await this.db.rows(

@@ -69,4 +69,33 @@ export abstract class ExecutionRepository {
   abstract lockPinnedElsewhere(liveIds: readonly string[], limit: number): Promise<Execution[]>;
   /** When the next QUEUED execution `worker` may run falls due after `after`, if any. */
   abstract earliestDue(after: Date, worker: ClaimingWorker): Promise<Date | null>;
+
+  /** Those of `slots` whose scheduled run started at or before the slot's deadline, by slotKey. */
+  abstract startedInTime(slots: readonly SlotDeadline[]): Promise<Set<string>>;
+  /**
+   * Marks up to `limit` RUNNING executions that have run past their maxDurationSeconds at `now`
+   * as told, and answers them: each is answered once, whichever node asks (rows others hold
+   * are skipped, left to a later call).
+   */
+  abstract noticeLongRunning(now: Date, limit: number): Promise<Execution[]>;
+  /** The executions among `ids` (one statement), each with the last `tailChars` characters of its output (stdout, then stderr). */
+  abstract findWithOutputTails(
+    ids: readonly string[],
+    tailChars: number,
+  ): Promise<Map<string, ExecutionWithOutputTail>>;
+}
+
+/** A schedule slot of a job and the instant by which its run must have started. */
+export interface SlotDeadline {
+  jobId: string;
+  slot: Date;
+  deadline: Date;
+}
+
+/** The key startedInTime answers a slot by. */
+export const slotKey = (jobId: string, slot: Date): string => `${jobId}@${slot.getTime()}`;
+
+export interface ExecutionWithOutputTail {
+  execution: Execution;
+  outputTail: string;
 }

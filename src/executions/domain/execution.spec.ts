@@ -32,6 +32,7 @@ function jobSnapshot(overrides: Partial<JobSnapshot> = {}): JobSnapshot {
     maxConcurrent: null,
     concurrencyGroup: null,
     priority: 0,
+    maxDurationSeconds: null,
     ...overrides,
   };
 }

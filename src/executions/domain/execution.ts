@@ -20,11 +20,15 @@ export interface JobSnapshot {
   /** The concurrency group whose limit it counts against (null: none). */
   concurrencyGroup: string | null;
   priority: number;
+  /** Running longer than this is told once (`execution.long_running`); the run goes on. Null: no limit. */
+  maxDurationSeconds: number | null;
 }
 
 type PlacementField = 'workerSelector' | 'maxConcurrent' | 'concurrencyGroup' | 'priority';
+/** Job settings a snapshot may leave out (older callers, tests): they take their defaults. */
+type DefaultedField = PlacementField | 'maxDurationSeconds';
 /** A snapshot as `create` takes it: without placement, a run goes anywhere, unlimited, at priority 0. */
-export type SnapshotInput = Omit<JobSnapshot, PlacementField> & Partial<Pick<JobSnapshot, PlacementField>>;
+export type SnapshotInput = Omit<JobSnapshot, DefaultedField> & Partial<Pick<JobSnapshot, DefaultedField>>;
 
 /** A job as a run copies it (a Job of the jobs module is one), named here so that this domain needs no other. */
 export type JobConfiguration = Omit<JobSnapshot, 'jobId'> & { id: string; runOn: 'one' | 'all' };
@@ -97,6 +101,7 @@ export class Execution {
       maxConcurrent: job.maxConcurrent ?? null,
       concurrencyGroup: job.concurrencyGroup ?? null,
       priority: job.priority ?? 0,
+      maxDurationSeconds: job.maxDurationSeconds ?? null,
       status: ExecutionStatus.QUEUED,
       attempt: 1,
       trigger: options.trigger ?? 'MANUAL',
@@ -126,13 +131,27 @@ export class Execution {
       command,
       maxRetries,
       timeoutSeconds,
+      maxDurationSeconds,
       workerSelector,
       maxConcurrent,
       concurrencyGroup,
       priority,
     } = job;
-    const snapshot = { jobId, command, maxRetries, timeoutSeconds, workerSelector, maxConcurrent, concurrencyGroup };
-    return Execution.create({ ...snapshot, priority }, now, options);
+    return Execution.create(
+      {
+        jobId,
+        command,
+        maxRetries,
+        timeoutSeconds,
+        maxDurationSeconds,
+        workerSelector,
+        maxConcurrent,
+        concurrencyGroup,
+        priority,
+      },
+      now,
+      options,
+    );
   }
 
   static restore(props: ExecutionProps): Execution {
@@ -206,9 +225,28 @@ export class Execution {
   }
 
   snapshot(): JobSnapshot {
-    const { jobId, command, maxRetries, timeoutSeconds, workerSelector, maxConcurrent, concurrencyGroup, priority } =
-      this.props;
-    return { jobId, command, maxRetries, timeoutSeconds, workerSelector, maxConcurrent, concurrencyGroup, priority };
+    const {
+      jobId,
+      command,
+      maxRetries,
+      timeoutSeconds,
+      maxDurationSeconds,
+      workerSelector,
+      maxConcurrent,
+      concurrencyGroup,
+      priority,
+    } = this.props;
+    return {
+      jobId,
+      command,
+      maxRetries,
+      timeoutSeconds,
+      maxDurationSeconds,
+      workerSelector,
+      maxConcurrent,
+      concurrencyGroup,
+      priority,
+    };
   }
 
   /** Called by the repository once a conditional write landed: the stored version moved on. */
@@ -240,6 +278,9 @@ export class Execution {
   }
   get maxRetries(): number {
     return this.props.maxRetries;
+  }
+  get maxDurationSeconds(): number | null {
+    return this.props.maxDurationSeconds;
   }
   get trigger(): ExecutionTrigger {
     return this.props.trigger;

@@ -36,4 +36,5 @@ export const EXECUTION_COLUMNS = new TableColumns<keyof ExecutionProps>('executi
   parameters: { type: 'jsonb' },
   triggeredBy: { type: 'uuid' },
   upstreamStatus: { type: 'text' },
+  maxDurationSeconds: { type: 'integer' },
 });

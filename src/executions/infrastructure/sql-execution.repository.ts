@@ -5,9 +5,12 @@ import { Database } from '../../shared/infrastructure/database.js';
 import {
   ClaimingWorker,
   ExecutionRepository,
+  ExecutionWithOutputTail,
   InsertOptions,
   LeaseRenewal,
   LiveWorker,
+  SlotDeadline,
+  slotKey,
 } from '../application/execution.repository.js';
 import { Execution, ExecutionProps } from '../domain/execution.js';
 import { TRANSITIONS } from '../domain/execution-status.js';
@@ -121,6 +124,32 @@ export class SqlExecutionRepository extends ExecutionRepository {
       [liveIds, limit],
     );
     return rows.map((row) => Execution.restore(row));
+  }
+
+  async startedInTime(slots: readonly SlotDeadline[]): Promise<Set<string>> {
+    if (slots.length === 0) return new Set();
+    // executions_job_slot_key finds each slot's run
+    const rows = await this.db.rows<{ jobId: string; slot: Date }>(
+      `SELECT e.job_id AS "jobId", e.scheduled_for AS slot
+         FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) AS s (job_id, slot, deadline)
+         JOIN executions e ON e.job_id = s.job_id AND e.scheduled_for = s.slot AND e.trigger = 'SCHEDULE'
+        WHERE e.started_at <= s.deadline`,
+      [slots.map((s) => s.jobId), slots.map((s) => s.slot), slots.map((s) => s.deadline)],
+    );
+    return new Set(rows.map((row) => slotKey(row.jobId, row.slot)));
+  }
+
+  async noticeLongRunning(now: Date, limit: number): Promise<Execution[]> {
+    const rows = await this.db.rows<ExecutionProps>(NOTICE_LONG_RUNNING, [now, limit]);
+    return rows.map((row) => Execution.restore(row));
+  }
+
+  async findWithOutputTails(ids: readonly string[], tailChars: number): Promise<Map<string, ExecutionWithOutputTail>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db.rows<ExecutionProps & { outputTail: string }>(WITH_OUTPUT_TAILS, [ids, tailChars]);
+    return new Map(
+      rows.map(({ outputTail, ...props }) => [props.id, { execution: Execution.restore(props), outputTail }]),
+    );
   }
 
   private async lockRunning(sql: string, now: Date, limit: number): Promise<Execution[]> {
@@ -248,6 +277,22 @@ const ACTIVE_LOCKED = `${ACTIVE} FOR UPDATE`;
 const lockingRunning = (condition: string) =>
   `SELECT ${SELECTED} FROM executions WHERE status = 'RUNNING' AND ${condition} LIMIT $2 FOR UPDATE SKIP LOCKED`;
 const EXPIRED_LEASES = lockingRunning('worker_id IS NOT NULL AND lease_expires_at < $1');
+/** Through executions_long_running_idx: the runs with a limit not yet told, as many as run at once. */
+const NOTICE_LONG_RUNNING = `
+  UPDATE executions SET long_running_noticed = true
+   WHERE id IN (SELECT id FROM executions
+                 WHERE status = 'RUNNING' AND max_duration_seconds IS NOT NULL AND NOT long_running_noticed
+                   AND started_at + max_duration_seconds * interval '1 second' <= $1
+                 LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED)
+     AND NOT long_running_noticed
+  RETURNING ${SELECTED}`;
+
+const WITH_OUTPUT_TAILS = `
+  SELECT ${EXECUTION_COLUMNS.fields.map((field) => `e.${EXECUTION_COLUMNS.column(field)} AS "${field}"`).join(', ')},
+         right(concat_ws(E'\\n', nullif(o.stdout, ''), nullif(o.stderr, '')), $2) AS "outputTail"
+    FROM executions e LEFT JOIN execution_outputs o ON o.execution_id = e.id
+   WHERE e.id = ANY ($1::uuid[])`;
+
 const TIMED_OUT_OUTSIDE_RUNS = lockingRunning(
   "worker_id IS NULL AND started_at + timeout_seconds * interval '1 second' <= $1",
 );

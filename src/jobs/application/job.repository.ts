@@ -1,6 +1,7 @@
 import { Page, PageRequest } from '../../shared/application/page.js';
 import { Job } from '../domain/job.js';
 import type { JobAlert } from '../domain/job-alerts.js';
+import type { LateWatch } from '../domain/late-watch.js';
 
 export interface JobFilter {
   enabled?: boolean;
@@ -53,4 +54,15 @@ export abstract class JobRepository {
   abstract namesOf(ids: readonly string[]): Promise<Map<string, string>>;
   /** Which of `names` are names of live jobs. */
   abstract liveNames(names: readonly string[]): Promise<Set<string>>;
+
+  /**
+   * Locks up to `limit` late watches due at `now` (their slot's deadline passed), of live enabled
+   * jobs, skipping those another node holds. A watch is armed, moved and dropped with its job's
+   * changes (see the LateAndLongRunning migration); the watcher moves it on with moveLateWatches.
+   */
+  abstract lockDueLateWatches(now: Date, limit: number): Promise<LateWatch[]>;
+  /** Moves locked watches on to their next slot, or drops them (`next` null: the schedule has no more). */
+  abstract moveLateWatches(
+    moves: readonly { jobId: string; next: { slot: Date; dueAt: Date } | null }[],
+  ): Promise<void>;
 }

@@ -1,10 +1,20 @@
 import { InvalidArgumentError } from '../../shared/domain/domain-errors.js';
 
 /**
- * What an alert may be sent on. `late`, `long_running` and `missed` (they need a watcher of
- * slots and running times, not only the event stream) are still to come.
+ * What an alert may be sent on: a run's final outcomes and failed attempts, a slot that had no
+ * run started `lateAfterSeconds` after it (`late`), a run past `maxDurationSeconds`
+ * (`long_running`), and a slot missed while no scheduler ran or skipped by FORBID (`missed`).
  */
-export const ALERT_EVENTS = ['failed', 'attempt_failed', 'recovered', 'succeeded', 'worker_lost'] as const;
+export const ALERT_EVENTS = [
+  'failed',
+  'attempt_failed',
+  'recovered',
+  'succeeded',
+  'worker_lost',
+  'late',
+  'long_running',
+  'missed',
+] as const;
 export type AlertEvent = (typeof ALERT_EVENTS)[number];
 
 /** A rule without `on` alerts on failures for good only. */

@@ -64,6 +64,36 @@ describe('Job.create', () => {
       jitterSeconds: 0,
     });
   });
+  it('a job with only name, command and cron takes every default', () => {
+    const job = Job.create(newJob(), NOW);
+
+    expect(job.toProps()).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
+      name: 'nightly backup',
+      command: 'pg_dump orbit > /backups/orbit.sql',
+      cronExpression: '0 3 * * *',
+      timezone: 'UTC',
+      maxRetries: 0,
+      timeoutSeconds: 3600,
+      enabled: true,
+      misfirePolicy: 'RUN_ONCE',
+      concurrencyPolicy: 'ALLOW',
+      alerts: [],
+      lateAfterSeconds: null,
+      maxDurationSeconds: null,
+      createdAt: NOW,
+      updatedAt: NOW,
+      nextRunAt: new Date('2026-01-11T03:00:00.000Z'),
+      version: 1,
+      pausedNote: null,
+      resumeAt: null,
+      triggers: [],
+      parameters: [],
+      startsAt: null,
+      endsAt: null,
+      jitterSeconds: 0,
+    });
+  });
 
   it('fields passed as undefined take their defaults', () => {
     const job = Job.create(
@@ -130,14 +160,55 @@ describe('Job.create', () => {
       jitterSeconds: 0,
     });
   });
+  it('every setting given is kept', () => {
+    const job = Job.create(
+      newJob({
+        timezone: 'Europe/Berlin',
+        maxRetries: 3,
+        timeoutSeconds: 120,
+        enabled: false,
+        misfirePolicy: 'SKIP',
+        concurrencyPolicy: 'FORBID',
+        alerts: [{ channel: 'ops', on: ['failed', 'recovered'] }, { channel: 'mail' }],
+        workerSelector: { region: 'eu', gpu: 'true' },
+        runOn: 'all',
+        concurrencyGroup: 'db',
+        priority: -3,
+      }),
+      NOW,
+    );
+
+    expect(job.settings()).toEqual({
+      workerSelector: { gpu: 'true', region: 'eu' },
+      runOn: 'all',
+      maxConcurrent: null,
+      concurrencyGroup: 'db',
+      priority: -3,
+      name: 'nightly backup',
+      command: 'pg_dump orbit > /backups/orbit.sql',
+      cronExpression: '0 3 * * *',
+      timezone: 'Europe/Berlin',
+      maxRetries: 3,
+      timeoutSeconds: 120,
+      enabled: false,
+      misfirePolicy: 'SKIP',
+      concurrencyPolicy: 'FORBID',
+      alerts: [
+        { channel: 'ops', on: ['failed', 'recovered'] },
+        { channel: 'mail', on: ['failed'] },
+      ],
+      lateAfterSeconds: null,
+      maxDurationSeconds: null,
+    });
+  });
 
   it.each([
     [{ alerts: 'ops' }, 'alerts must be a list'],
     [{ alerts: [{ channel: '' }] }, 'alerts[0].channel must be'],
     [{ alerts: [{ channel: 'ops', on: [] }] }, 'alerts[0].on must be a non-empty list'],
     [
-      { alerts: [{ channel: 'ops', on: ['late'] }] },
-      "alerts[0].on must hold only failed, attempt_failed, recovered, succeeded, worker_lost, got 'late'",
+      { alerts: [{ channel: 'ops', on: ['exploded'] }] },
+      "alerts[0].on must hold only failed, attempt_failed, recovered, succeeded, worker_lost, late, long_running, missed, got 'exploded'",
     ],
     [{ alerts: [{ channel: 'ops' }, { channel: 'ops' }] }, "alerts[1].channel 'ops' is named twice"],
     [{ alerts: [{ channel: 'ops', when: 'always' }] }, 'alerts[0].when is not a field of an alert'],
@@ -170,6 +241,22 @@ describe('Job.create', () => {
       { label: 'not a string', name: 42 },
     ])('$label is refused', ({ name }) => {
       expectInvalid(() => Job.create(newJob({ name }), NOW), 'name');
+    });
+  });
+
+  describe.each(['lateAfterSeconds', 'maxDurationSeconds'] as const)('%s', (field) => {
+    it.each([1, 604_800, null])('%p is accepted, and kept', (value) => {
+      expect(Job.create(newJob({ [field]: value }), NOW)[field]).toBe(value);
+    });
+
+    it.each([0, -1, 604_801, 1.5, '60'])('%p is refused', (value) => {
+      expectInvalid(() => Job.create(newJob({ [field]: value }), NOW), field);
+    });
+
+    it('null clears it', () => {
+      const job = Job.create(newJob({ [field]: 60 }), NOW);
+      job.update({ [field]: null }, NOW);
+      expect(job[field]).toBeNull();
     });
   });
 

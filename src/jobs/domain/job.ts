@@ -15,6 +15,8 @@ export const JOB_LIMITS = {
   timeoutSeconds: { min: 1, max: 604_800, default: 3600 },
   pausedNoteMaxLength: 1000,
   jitterSeconds: JITTER_SECONDS,
+  lateAfterSeconds: { min: 1, max: 604_800 },
+  maxDurationSeconds: { min: 1, max: 604_800 },
 } as const;
 
 /** What a caller may set on a job; absent fields take their defaults on create. */
@@ -41,6 +43,10 @@ export interface JobSettings extends JobPlacement {
   endsAt: Date | null;
   /** Each slot's run is due up to this many seconds after the slot, to spread a herd. */
   jitterSeconds: number;
+  /** A slot with no started run this long after its time is late (`slot.late`); null: never watched. */
+  lateAfterSeconds: number | null;
+  /** A run still running this long after it started is long-running (`execution.long_running`); null: no limit. */
+  maxDurationSeconds: number | null;
 }
 
 /** JobSettings as a caller writes them. */
@@ -111,6 +117,8 @@ export class Job {
       startsAt: null,
       endsAt: null,
       jitterSeconds: JOB_LIMITS.jitterSeconds.default,
+      lateAfterSeconds: null,
+      maxDurationSeconds: null,
       ...withoutUndefined(input),
     } as JobInput);
     const job = new Job({
@@ -334,6 +342,12 @@ export class Job {
   get jitterSeconds(): number {
     return this.props.jitterSeconds;
   }
+  get lateAfterSeconds(): number | null {
+    return this.props.lateAfterSeconds;
+  }
+  get maxDurationSeconds(): number | null {
+    return this.props.maxDurationSeconds;
+  }
   get nextRunAt(): Date | null {
     return this.props.nextRunAt;
   }
@@ -404,6 +418,12 @@ export class Job {
       startsAt,
       endsAt,
       jitterSeconds: requireIntegerIn(input.jitterSeconds, 'jitterSeconds', JOB_LIMITS.jitterSeconds),
+      lateAfterSeconds: optionalIntegerIn(input.lateAfterSeconds, 'lateAfterSeconds', JOB_LIMITS.lateAfterSeconds),
+      maxDurationSeconds: optionalIntegerIn(
+        input.maxDurationSeconds,
+        'maxDurationSeconds',
+        JOB_LIMITS.maxDurationSeconds,
+      ),
     };
   }
 }
@@ -430,6 +450,15 @@ function requireText(value: unknown, field: string): string {
 function requireIntegerIn(value: unknown, field: string, range: { min: number; max: number }): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < range.min || value > range.max) {
     throw new InvalidArgumentError(`${field} must be an integer from ${range.min} to ${range.max}`, field);
+  }
+  return value;
+}
+
+/** An integer of `range`, or null for a limit left unset. */
+function optionalIntegerIn(value: unknown, field: string, range: { min: number; max: number }): number | null {
+  if (value === null) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < range.min || value > range.max) {
+    throw new InvalidArgumentError(`${field} must be null or an integer from ${range.min} to ${range.max}`, field);
   }
   return value;
 }

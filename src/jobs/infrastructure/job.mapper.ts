@@ -22,6 +22,8 @@ export const JobMapper = {
       maxConcurrent: row.maxConcurrent,
       concurrencyGroup: row.concurrencyGroup,
       priority: row.priority,
+      lateAfterSeconds: row.lateAfterSeconds,
+      maxDurationSeconds: row.maxDurationSeconds,
       nextRunAt: row.nextRunAt,
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,

@@ -52,6 +52,11 @@ export class JobOrmEntity {
 
   @Column('smallint')
   priority!: number;
+  @Column('integer', { name: 'late_after_seconds', nullable: true })
+  lateAfterSeconds!: number | null;
+
+  @Column('integer', { name: 'max_duration_seconds', nullable: true })
+  maxDurationSeconds!: number | null;
 
   @Column('timestamptz', { name: 'next_run_at', nullable: true })
   nextRunAt!: Date | null;

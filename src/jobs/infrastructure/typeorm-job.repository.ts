@@ -7,13 +7,15 @@ import { JobFilter, JobRepository } from '../application/job.repository.js';
 import { Job } from '../domain/job.js';
 import type { JobAlert } from '../domain/job-alerts.js';
 import type { JobTrigger } from '../domain/job-triggers.js';
+import type { LateWatch } from '../domain/late-watch.js';
 import { JobMapper } from './job.mapper.js';
 import { JobOrmEntity } from './job.orm-entity.js';
 
 /** Every column of a job row, under the property names of JobOrmEntity, for raw SQL read by JobMapper. */
 const JOB_COLUMNS = `id, name, command, cron_expression AS "cronExpression", timezone, max_retries AS "maxRetries",
   timeout_seconds AS "timeoutSeconds", enabled, misfire_policy AS "misfirePolicy",
-  concurrency_policy AS "concurrencyPolicy", alerts, next_run_at AS "nextRunAt", created_at AS "createdAt",
+  concurrency_policy AS "concurrencyPolicy", alerts, late_after_seconds AS "lateAfterSeconds",
+  max_duration_seconds AS "maxDurationSeconds", next_run_at AS "nextRunAt", created_at AS "createdAt",
   updated_at AS "updatedAt", deleted_at AS "deletedAt", version, paused_note AS "pausedNote", resume_at AS "resumeAt",
   worker_selector AS "workerSelector", run_on AS "runOn", max_concurrent AS "maxConcurrent",
   concurrency_group AS "concurrencyGroup", priority, triggers, parameters, starts_at AS "startsAt",
@@ -177,6 +179,35 @@ export class TypeOrmJobRepository extends JobRepository {
       [names],
     );
     return new Set(rows.map((row) => row.name));
+  }
+
+  async lockDueLateWatches(now: Date, limit: number): Promise<LateWatch[]> {
+    // job_late_watches_due_idx: only the watches due, whatever the number of jobs
+    return this.db.rows<LateWatch>(
+      `SELECT w.job_id AS "jobId", w.slot, j.late_after_seconds AS "lateAfterSeconds",
+              j.cron_expression AS "cronExpression", j.timezone
+         FROM job_late_watches w JOIN jobs j ON j.id = w.job_id
+        WHERE w.due_at <= $1 AND j.enabled AND j.deleted_at IS NULL AND j.late_after_seconds IS NOT NULL
+        ORDER BY w.due_at
+        LIMIT $2
+          FOR UPDATE OF w SKIP LOCKED`,
+      [now, limit],
+    );
+  }
+
+  async moveLateWatches(moves: readonly { jobId: string; next: { slot: Date; dueAt: Date } | null }[]): Promise<void> {
+    const moved = moves.filter((move) => move.next !== null);
+    const dropped = moves.filter((move) => move.next === null).map((move) => move.jobId);
+    if (moved.length > 0) {
+      await this.db.rows(
+        `UPDATE job_late_watches AS w SET slot = v.slot, due_at = v.due_at
+           FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) AS v (job_id, slot, due_at)
+          WHERE w.job_id = v.job_id`,
+        [moved.map((move) => move.jobId), moved.map((move) => move.next!.slot), moved.map((move) => move.next!.dueAt)],
+      );
+    }
+    if (dropped.length > 0)
+      await this.db.rows(`DELETE FROM job_late_watches WHERE job_id = ANY ($1::uuid[])`, [dropped]);
   }
 
   private repo() {

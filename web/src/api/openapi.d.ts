@@ -902,7 +902,7 @@ export interface components {
              *       "recovered"
              *     ]
              */
-            on?: ("failed" | "attempt_failed" | "recovered" | "succeeded" | "worker_lost")[];
+            on?: ("failed" | "attempt_failed" | "recovered" | "succeeded" | "worker_lost" | "late" | "long_running" | "missed")[];
         };
         JobTriggerDto: {
             /**
@@ -1066,6 +1066,18 @@ export interface components {
              * @example 30
              */
             jitterSeconds?: number;
+            /**
+             * @description A slot with no started run this many seconds after its time is late (a `late` alert), whatever the reason; null: not watched
+             * @default null
+             * @example 300
+             */
+            lateAfterSeconds?: number | null;
+            /**
+             * @description A run still running this many seconds after it started is long-running (a `long_running` alert; the run goes on); copied to each run like timeoutSeconds; null: no limit
+             * @default null
+             * @example 1800
+             */
+            maxDurationSeconds?: number | null;
         };
         LastExecutionResponse: {
             /**
@@ -1119,6 +1131,16 @@ export interface components {
             concurrencyPolicy: "ALLOW" | "FORBID" | "REPLACE";
             /** @description Alert rules, each with its events */
             alerts: components["schemas"]["JobAlertDto"][];
+            /**
+             * @description Seconds after a slot before it is late; null: not watched
+             * @example 300
+             */
+            lateAfterSeconds: number | null;
+            /**
+             * @description Seconds of running before a run is long-running; null: no limit
+             * @example 1800
+             */
+            maxDurationSeconds: number | null;
             /**
              * @description Next slot; null while disabled
              * @example 2026-12-01T02:00:00.000Z
@@ -1299,6 +1321,18 @@ export interface components {
              * @example 30
              */
             jitterSeconds?: number;
+            /**
+             * @description A slot with no started run this many seconds after its time is late (a `late` alert), whatever the reason; null: not watched
+             * @default null
+             * @example 300
+             */
+            lateAfterSeconds?: number | null;
+            /**
+             * @description A run still running this many seconds after it started is long-running (a `long_running` alert; the run goes on); copied to each run like timeoutSeconds; null: no limit
+             * @default null
+             * @example 1800
+             */
+            maxDurationSeconds?: number | null;
         };
         PauseJobDto: {
             /**
@@ -1482,6 +1516,11 @@ export interface components {
              * @example null
              */
             triggeredBy: string | null;
+            /**
+             * @description The job's maxDurationSeconds when the run was created: running longer is told once; null: no limit
+             * @example 1800
+             */
+            maxDurationSeconds: number | null;
         };
         BackfillDto: {
             /**
@@ -1684,7 +1723,7 @@ export interface components {
              *       "failed"
              *     ]
              */
-            on?: ("failed" | "attempt_failed" | "recovered" | "succeeded" | "worker_lost")[];
+            on?: ("failed" | "attempt_failed" | "recovered" | "succeeded" | "worker_lost" | "late" | "long_running" | "missed")[];
         };
         CreateChannelDto: {
             /**
@@ -1808,7 +1847,7 @@ export interface components {
             /** @example ops-webhook */
             channelName: string;
             /** @enum {string} */
-            event: "failed" | "attempt_failed" | "recovered" | "succeeded" | "worker_lost" | "test";
+            event: "failed" | "attempt_failed" | "recovered" | "succeeded" | "worker_lost" | "late" | "long_running" | "missed" | "test";
             /** Format: uuid */
             jobId: string | null;
             /** Format: uuid */
@@ -1940,6 +1979,18 @@ export interface components {
              * @example 30
              */
             jitterSeconds?: number;
+            /**
+             * @description A slot with no started run this many seconds after its time is late (a `late` alert), whatever the reason; null: not watched
+             * @default null
+             * @example 300
+             */
+            lateAfterSeconds?: number | null;
+            /**
+             * @description A run still running this many seconds after it started is long-running (a `long_running` alert; the run goes on); copied to each run like timeoutSeconds; null: no limit
+             * @default null
+             * @example 1800
+             */
+            maxDurationSeconds?: number | null;
         };
         ChannelEntryDto: {
             /**

@@ -1,6 +1,7 @@
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, ok, type Job, type JobInput } from '../api/client';
+import { alertsOf, alertsText, optionalSeconds } from '../components/alert-rules';
 import { Loading, PageTitle, Problem, Time } from '../components/ui';
 import { cronInWords, dateTimeIn, LOCAL_ZONE } from '../format';
 import { navigate } from '../router';
@@ -19,6 +20,9 @@ const FIELDS = {
   concurrencyPolicy: 'Overlapping runs',
   ...placement.PLACEMENT_FIELDS,
   ...EXTRA_FIELDS,
+  alerts: 'Alerts',
+  lateAfterSeconds: 'Late after (seconds)',
+  maxDurationSeconds: 'Long-running after (seconds)',
 } as const;
 type Field = keyof typeof FIELDS;
 type Values = Record<Field, string>;
@@ -34,6 +38,9 @@ const NEW_JOB: Values = {
   concurrencyPolicy: 'ALLOW',
   ...placement.NEW_PLACEMENT,
   ...NEW_EXTRAS,
+  alerts: '',
+  lateAfterSeconds: '',
+  maxDurationSeconds: '',
 };
 /** How long typing must pause before the preview asks the API. */
 const PREVIEW_DELAY_MS = 250;
@@ -50,6 +57,9 @@ function valuesOf(job: Job): Values {
     concurrencyPolicy: job.concurrencyPolicy,
     ...placement.placementValues(job),
     ...extraValuesOf(job),
+    alerts: alertsText(job.alerts),
+    lateAfterSeconds: job.lateAfterSeconds === null ? '' : String(job.lateAfterSeconds),
+    maxDurationSeconds: job.maxDurationSeconds === null ? '' : String(job.maxDurationSeconds),
   };
 }
 
@@ -70,6 +80,9 @@ function bodyOf(values: Values): JobInput {
     concurrencyPolicy: values.concurrencyPolicy as JobInput['concurrencyPolicy'],
     ...placement.placementBody(values, integer),
     ...extraBodyOf(values, integer),
+    alerts: alertsOf(values.alerts),
+    lateAfterSeconds: optionalSeconds(values.lateAfterSeconds),
+    maxDurationSeconds: optionalSeconds(values.maxDurationSeconds),
   };
 }
 
@@ -301,6 +314,27 @@ export function JobForm({ id }: { id?: string }) {
             <option value="all">all: a run on every live matching worker</option>
           </select>
         ))}
+        {field(
+          'alerts',
+          (p) => (
+            <textarea {...p} rows={2} spellcheck={false} />
+          ),
+          'One rule a line: channel: failed, recovered, late, long_running, missed, … (a channel alone: failed)',
+        )}
+        {field(
+          'lateAfterSeconds',
+          (p) => (
+            <input {...p} type="text" inputMode="numeric" />
+          ),
+          'A slot with no started run this long after its time is late; empty: not watched',
+        )}
+        {field(
+          'maxDurationSeconds',
+          (p) => (
+            <input {...p} type="text" inputMode="numeric" />
+          ),
+          'A run still running this long is long-running (it runs on); empty: no limit',
+        )}
         <div role="alert">
           {errors.rest.map((message) => (
             <p key={message} class="problem">

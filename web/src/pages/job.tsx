@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, ok, type ExecutionStatus, type OrbitEvent } from '../api/client';
 import { Confirm } from '../components/confirm';
+import { Deliveries } from '../components/deliveries';
 import { ExecutionsTable } from '../components/executions-table';
 import { PauseDialog, type PauseRequest } from '../components/pause-dialog';
 import { Timeline } from '../components/timeline';
@@ -199,6 +200,7 @@ export function JobPage({ id, query }: { id: string; query: URLSearchParams }) {
           )}
         </nav>
       </section>
+      <Deliveries jobId={id} />
     </>
   );
 }

@@ -90,6 +90,13 @@ export class ExecutionResponse {
     description: 'The upstream execution whose outcome started this run (CHAIN runs and their retries)',
   })
   triggeredBy!: string | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 1800,
+    description: "The job's maxDurationSeconds when the run was created: running longer is told once; null: no limit",
+  })
+  maxDurationSeconds!: number | null;
 
   /** Field by field (no rest/spread copies) and isoTime: a page maps up to 100 of these per request. */
   static from(execution: Execution): ExecutionResponse {
@@ -120,6 +127,7 @@ export class ExecutionResponse {
       waitingFor: p.waitingFor,
       parameters: p.parameters,
       triggeredBy: p.triggeredBy,
+      maxDurationSeconds: p.maxDurationSeconds,
     };
   }
 }

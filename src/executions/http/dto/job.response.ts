@@ -46,6 +46,20 @@ export class JobResponse {
   @ApiProperty({ type: [JobAlertDto], description: 'Alert rules, each with its events' })
   alerts!: JobAlertDto[];
   @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 300,
+    description: 'Seconds after a slot before it is late; null: not watched',
+  })
+  lateAfterSeconds!: number | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 1800,
+    description: 'Seconds of running before a run is long-running; null: no limit',
+  })
+  maxDurationSeconds!: number | null;
+  @ApiProperty({
     example: '2026-12-01T02:00:00.000Z',
     nullable: true,
     type: String,

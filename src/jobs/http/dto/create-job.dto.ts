@@ -224,4 +224,31 @@ export class CreateJobDto {
   @IsOptional()
   @IsInt()
   jitterSeconds?: number;
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    example: 300,
+    default: null,
+    minimum: JOB_LIMITS.lateAfterSeconds.min,
+    maximum: JOB_LIMITS.lateAfterSeconds.max,
+    description:
+      'A slot with no started run this many seconds after its time is late (a `late` alert), whatever the reason; null: not watched',
+  })
+  @IsOptional()
+  @IsInt()
+  lateAfterSeconds?: number | null;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    example: 1800,
+    default: null,
+    minimum: JOB_LIMITS.maxDurationSeconds.min,
+    maximum: JOB_LIMITS.maxDurationSeconds.max,
+    description:
+      'A run still running this many seconds after it started is long-running (a `long_running` alert; the run goes on); copied to each run like timeoutSeconds; null: no limit',
+  })
+  @IsOptional()
+  @IsInt()
+  maxDurationSeconds?: number | null;
 }
