@@ -10,27 +10,33 @@ import { ExecutionRetentionRepository } from './application/execution-retention.
 import { ExecutionsService } from './application/executions.service.js';
 import { JobHistory } from './application/job-history.js';
 import { JobHistoryService } from './application/job-history.service.js';
+import { OverviewService } from './application/overview.service.js';
+import { RunsOverview } from './application/runs-overview.js';
 import { RetrySettings } from './application/retry-settings.js';
 import { ExecutionsController } from './http/executions.controller.js';
 import { JobsController } from './http/jobs.controller.js';
+import { OverviewController } from './http/overview.controller.js';
 import { SqlExecutionReadModel } from './infrastructure/sql-execution-read-model.js';
 import { SqlJobHistory } from './infrastructure/sql-job-history.js';
+import { SqlRunsOverview } from './infrastructure/sql-runs-overview.js';
 import { SqlExecutionOutputRepository } from './infrastructure/sql-execution-output.repository.js';
 import { SqlExecutionRetentionRepository } from './infrastructure/sql-execution-retention.repository.js';
 import { SqlExecutionRepository } from './infrastructure/sql-execution.repository.js';
 
 @Module({
   imports: [JobsModule],
-  controllers: [JobsController, ExecutionsController],
+  controllers: [JobsController, ExecutionsController, OverviewController],
   providers: [
     ExecutionsService,
     JobHistoryService,
+    OverviewService,
     ExecutionRemovalGuard,
     { provide: ExecutionRepository, useClass: SqlExecutionRepository },
     { provide: ExecutionOutputRepository, useClass: SqlExecutionOutputRepository },
     { provide: ExecutionRetentionRepository, useClass: SqlExecutionRetentionRepository },
     { provide: ExecutionReadModel, useClass: SqlExecutionReadModel },
     { provide: JobHistory, useClass: SqlJobHistory },
+    { provide: RunsOverview, useClass: SqlRunsOverview },
     {
       provide: RetrySettings,
       inject: [OrbitConfig],

@@ -6,6 +6,7 @@ import { WorkersAndRetention1764720000000 } from '../../migrations/1764720000000
 import { ExecutionResponseJson1764806400000 } from '../../migrations/1764806400000-ExecutionResponseJson.js';
 import { Events1764892800000 } from '../../migrations/1764892800000-Events.js';
 import { Alerts1764979200000 } from '../../migrations/1764979200000-Alerts.js';
+import { JobOutcomes1765324800000 } from '../../migrations/1765324800000-JobOutcomes.js';
 import { JobOrmEntity } from '../jobs/infrastructure/job.orm-entity.js';
 
 export const ENTITIES = [JobOrmEntity];
@@ -17,6 +18,7 @@ export const MIGRATIONS = [
   ExecutionResponseJson1764806400000,
   Events1764892800000,
   Alerts1764979200000,
+  JobOutcomes1765324800000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

@@ -6,7 +6,7 @@ import { NotFoundError } from '../../shared/domain/domain-errors.js';
 import { canonicalTimezone, CronSchedule } from '../domain/cron-schedule.js';
 import { Job, JobInput, NewJob } from '../domain/job.js';
 import type { JobAlert } from '../domain/job-alerts.js';
-import { JobFilter, JobRepository } from './job.repository.js';
+import { DueJobs, JobFilter, JobRepository } from './job.repository.js';
 import { JobAlertChannels } from './job-alert-channels.js';
 import { JobRemovalGuards } from './job-removal-guard.js';
 
@@ -65,6 +65,15 @@ export class JobsService {
   }
 
   /** The names of the live jobs whose alert rules name `channel`. */
+  /** The enabled jobs whose next slot comes within `withinMs` from now: counted up to `countLimit`, the first `limit`. */
+  dueWithin(withinMs: number, limit: number, countLimit: number): Promise<DueJobs> {
+    return this.jobs.dueBefore(new Date(this.clock.now().getTime() + withinMs), limit, countLimit);
+  }
+
+  namesOf(ids: readonly string[]): Promise<Map<string, string>> {
+    return this.jobs.namesOf(ids);
+  }
+
   namesAlertingTo(channel: string): Promise<string[]> {
     return this.jobs.namesAlertingTo(channel);
   }
