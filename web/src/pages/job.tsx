@@ -6,6 +6,7 @@ import { Loading, PageTitle, Problem, Time } from '../components/ui';
 import { useLive } from '../live/use-live';
 import { Link, navigate, withQuery } from '../router';
 import { useSession } from '../session';
+import { JobInsights } from './job-insights';
 import { Schedule } from './jobs';
 
 const STATUSES: ExecutionStatus[] = ['QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
@@ -152,6 +153,8 @@ export function JobPage({ id, query }: { id: string; query: URLSearchParams }) {
           </ol>
         </section>
       )}
+
+      <JobInsights id={id} />
 
       <section aria-labelledby="history">
         <h2 id="history">History</h2>
