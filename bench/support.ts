@@ -14,7 +14,7 @@ import type pg from 'pg';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SPAWN_REFERENCE = join(ROOT, 'bench/spawn-reference.mjs');
 
-export const SCENARIOS = ['burst', 'latency', 'peers', 'schedule', 'herd', 'api', 'footprint'] as const;
+export const SCENARIOS = ['burst', 'latency', 'peers', 'schedule', 'herd', 'api', 'footprint', 'dashboard'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 /** The sizes of one run: the by default, smaller through BENCH_* for a quick check. */
@@ -27,6 +27,8 @@ export interface Settings {
   apiRows: number;
   apiSeconds: number;
   footprintSeconds: number;
+  dashboardJobs: number;
+  dashboardRows: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -55,6 +57,8 @@ export function readSettings(env: Env = process.env): Settings {
     apiRows: int('BENCH_API_ROWS', 1_000_000),
     apiSeconds: int('BENCH_API_SECONDS', 10),
     footprintSeconds: int('BENCH_FOOTPRINT_SECONDS', 30),
+    dashboardJobs: int('BENCH_DASHBOARD_JOBS', 10_000),
+    dashboardRows: int('BENCH_DASHBOARD_ROWS', 1_000_000),
   };
 }
 
@@ -128,7 +132,8 @@ export function log(message: string): void {
  */
 export function snapshotBuild(runDir: string): string {
   const app = join(runDir, 'app');
-  for (const dir of ['dist/src', 'dist/migrations']) cpSync(join(ROOT, dir), join(app, dir), { recursive: true });
+  for (const dir of ['dist/src', 'dist/migrations', 'dist/web'])
+    cpSync(join(ROOT, dir), join(app, dir), { recursive: true });
   copyFileSync(join(ROOT, 'package.json'), join(app, 'package.json'));
   symlinkSync(join(ROOT, 'node_modules'), join(app, 'node_modules'), 'dir');
   return join(app, 'dist/src/main.js');
@@ -373,6 +378,7 @@ export interface Distribution {
   min: number;
   p50: number;
   p90: number;
+  p95: number;
   p99: number;
   max: number;
   mean: number;
@@ -388,6 +394,7 @@ export function distribution(values: number[]): Distribution {
     min: sorted[0] ?? NaN,
     p50: at(0.5),
     p90: at(0.9),
+    p95: at(0.95),
     p99: at(0.99),
     max: sorted[sorted.length - 1] ?? NaN,
     mean: sorted.length > 0 ? sum / sorted.length : NaN,

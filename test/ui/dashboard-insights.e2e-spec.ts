@@ -7,6 +7,8 @@ import { accessibilityProblems, launchBrowser, openTab, PageTrouble } from './br
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
 type Body = Record<string, any>;
+/** What the page's element is to the check that it has the focus (the tests have no DOM types). */
+type Focusable = { ownerDocument: { activeElement: unknown } };
 
 /**
  * The dashboard's insights in a real browser: the Overview's problems and next 24 h, the Jobs
@@ -20,7 +22,7 @@ describe('the dashboard insights in a real browser', () => {
   let trouble: PageTrouble;
   const api = () => request(t.app.getHttpServer());
   const jobs: Record<'flaky' | 'steady' | 'retried', Body> = {} as never;
-  let retriedFirst: Body;
+  let retriedFirst: Body | undefined;
 
   async function createJob(body: Body): Promise<Body> {
     return (await api().post('/jobs').send(body).expect(201)).body as Body;
@@ -48,10 +50,9 @@ describe('the dashboard insights in a real browser', () => {
 
   /** Presses Tab until `target` has the focus: proves it is reachable from the keyboard. */
   async function tabTo(target: Locator, presses = 80): Promise<void> {
-    const handle = await target.elementHandle();
     for (let i = 0; i < presses; i++) {
       await page.keyboard.press('Tab');
-      if (await page.evaluate((el) => document.activeElement === el, handle)) return;
+      if (await target.evaluate((el: Focusable) => el === el.ownerDocument.activeElement)) return;
     }
     throw new Error(`${target.toString()} did not get the focus after ${presses} Tab presses`);
   }
@@ -155,17 +156,12 @@ describe('the dashboard insights in a real browser', () => {
     await durations.getByRole('img', { name: /^Chart of durations\. Last 3 runs: 3 failed/ }).waitFor();
     // uPlot, loaded on demand, drew into its canvas
     await durations.locator('canvas').first().waitFor();
-    expect(
-      await durations
-        .locator('canvas')
-        .first()
-        .evaluate((c: HTMLCanvasElement) => c.width),
-    ).toBeGreaterThan(100);
+    expect(await durations.locator('canvas').first().evaluate((canvas: { width: number }) => canvas.width)).toBeGreaterThan(100);
     await expectAccessible();
   });
 
   it('an Execution page links to the previous and the next attempt', async () => {
-    await page.goto(`/ui/executions/${retriedFirst.id}`);
+    await page.goto(`/ui/executions/${retriedFirst!.id}`);
     const next = page.getByRole('link', { name: 'Next attempt' });
     await next.waitFor();
     expect(await page.getByRole('link', { name: 'Previous attempt' }).count()).toBe(0);
@@ -177,7 +173,7 @@ describe('the dashboard insights in a real browser', () => {
     await expectAccessible();
     await page.getByRole('link', { name: 'Previous attempt' }).focus();
     await page.keyboard.press('Enter');
-    await page.waitForURL(new RegExp(`/ui/executions/${retriedFirst.id}$`));
+    await page.waitForURL(new RegExp(`/ui/executions/${retriedFirst!.id}$`));
   });
 
   it('the main flows work from the keyboard: open a job, run it now, pause, resume, delete with confirmation', async () => {
