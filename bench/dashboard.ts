@@ -222,7 +222,7 @@ async function seed(bench: Bench): Promise<{ jobIds: string[]; executionIds: str
     await db.query(
       `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger,
          due_at, created_at, started_at, finished_at, exit_code, retry_of, worker_id, version)
-       SELECT gen_random_uuid(), e.job_id, e.command, 1, 60, 'SUCCEEDED', 2, e.trigger, e.finished_at,
+       SELECT gen_random_uuid(), e.job_id, e.command, 1, 60, 'SUCCEEDED', 2, 'RETRY', e.finished_at,
               e.finished_at, e.finished_at, e.finished_at + interval '40 ms', 0, e.id, e.worker_id, 3
          FROM executions e WHERE e.status = 'FAILED' ORDER BY e.created_at DESC LIMIT 5`,
     );

@@ -156,7 +156,12 @@ describe('the dashboard insights in a real browser', () => {
     await durations.getByRole('img', { name: /^Chart of durations\. Last 3 runs: 3 failed/ }).waitFor();
     // uPlot, loaded on demand, drew into its canvas
     await durations.locator('canvas').first().waitFor();
-    expect(await durations.locator('canvas').first().evaluate((canvas: { width: number }) => canvas.width)).toBeGreaterThan(100);
+    expect(
+      await durations
+        .locator('canvas')
+        .first()
+        .evaluate((canvas: { width: number }) => canvas.width),
+    ).toBeGreaterThan(100);
     await expectAccessible();
   });
 
