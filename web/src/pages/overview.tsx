@@ -85,26 +85,28 @@ export function OverviewPage() {
       <section aria-labelledby="problems">
         <h2 id="problems">Problems</h2>
         {!problems && <p>No problem found: workers are live, no run waits late, no job fails repeatedly.</p>}
-        <ul class="problem">
-          {alive.length === 0 && (
-            <li>
-              No live worker: queued runs wait until one starts. See <Link href="/workers">Workers</Link>.
-            </li>
-          )}
-          {o.now.late > 0 && (
-            <li>
-              <Count n={o.now.late} overview={o} /> {o.now.late === 1 ? 'run waits' : 'runs wait'} more than{' '}
-              {o.now.lateAfterSeconds} s past due to start; the longest since <Time iso={o.now.oldestQueuedDueAt} />.
-            </li>
-          )}
-          {o.failingRepeatedly.map((job) => (
-            <li key={job.jobId}>
-              <Link href={`/jobs/${job.jobId}`}>{job.name}</Link> failed its last {job.failuresInRow} runs (last{' '}
-              <Time iso={job.lastFinishedAt} />
-              ).
-            </li>
-          ))}
-        </ul>
+        {problems && (
+          <ul class="problem">
+            {alive.length === 0 && (
+              <li>
+                No live worker: queued runs wait until one starts. See <Link href="/workers">Workers</Link>.
+              </li>
+            )}
+            {o.now.late > 0 && (
+              <li>
+                <Count n={o.now.late} overview={o} /> {o.now.late === 1 ? 'run waits' : 'runs wait'} more than{' '}
+                {o.now.lateAfterSeconds} s past due to start; the longest since <Time iso={o.now.oldestQueuedDueAt} />.
+              </li>
+            )}
+            {o.failingRepeatedly.map((job) => (
+              <li key={job.jobId}>
+                <Link href={`/jobs/${job.jobId}`}>{job.name}</Link> failed its last {job.failuresInRow} runs (last{' '}
+                <Time iso={job.lastFinishedAt} />
+                ).
+              </li>
+            ))}
+          </ul>
+        )}
         {o.failingRepeatedly.length > 0 && (
           <p>
             <Link href={withQuery('/jobs', { failing: 'true' })}>Every failing job</Link>
