@@ -25,6 +25,7 @@ export const SCENARIOS = [
   'footprint',
   'placement',
   'alerts',
+  'dashboard',
 ] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
@@ -38,6 +39,8 @@ export interface Settings {
   apiRows: number;
   apiSeconds: number;
   footprintSeconds: number;
+  dashboardJobs: number;
+  dashboardRows: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -66,6 +69,8 @@ export function readSettings(env: Env = process.env): Settings {
     apiRows: int('BENCH_API_ROWS', 1_000_000),
     apiSeconds: int('BENCH_API_SECONDS', 10),
     footprintSeconds: int('BENCH_FOOTPRINT_SECONDS', 30),
+    dashboardJobs: int('BENCH_DASHBOARD_JOBS', 10_000),
+    dashboardRows: int('BENCH_DASHBOARD_ROWS', 1_000_000),
   };
 }
 
@@ -141,7 +146,8 @@ export function log(message: string): void {
  */
 export function snapshotBuild(runDir: string): string {
   const app = join(runDir, 'app');
-  for (const dir of ['dist/src', 'dist/migrations']) cpSync(join(ROOT, dir), join(app, dir), { recursive: true });
+  for (const dir of ['dist/src', 'dist/migrations', 'dist/web'])
+    cpSync(join(ROOT, dir), join(app, dir), { recursive: true });
   copyFileSync(join(ROOT, 'package.json'), join(app, 'package.json'));
   symlinkSync(join(ROOT, 'node_modules'), join(app, 'node_modules'), 'dir');
   return join(app, 'dist/src/main.js');
@@ -395,6 +401,7 @@ export interface Distribution {
   min: number;
   p50: number;
   p90: number;
+  p95: number;
   p99: number;
   max: number;
   mean: number;
@@ -410,6 +417,7 @@ export function distribution(values: number[]): Distribution {
     min: sorted[0] ?? NaN,
     p50: at(0.5),
     p90: at(0.9),
+    p95: at(0.95),
     p99: at(0.99),
     max: sorted[sorted.length - 1] ?? NaN,
     mean: sorted.length > 0 ? sum / sorted.length : NaN,

@@ -16,6 +16,7 @@ import { ORBIT_VERSION } from './shared/orbit-version.js';
 export const API_TAGS: ReadonlyArray<readonly [string, string]> = [
   ['jobs', 'What to run and when'],
   ['executions', 'Every run of a job, its lifecycle and its output'],
+  ['overview', 'The whole system at a glance'],
   ['events', 'Every state change, in order'],
   ['alerts', 'Channels and the deliveries of alerts'],
   ['apply', 'Jobs as code: an orbit file applied in one transaction'],

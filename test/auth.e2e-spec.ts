@@ -263,6 +263,20 @@ const ENDPOINTS: Endpoint[] = [
   },
   {
     method: 'get',
+    route: '/jobs/recent-runs',
+    min: 'viewer',
+    success: 200,
+    target: async (fx) => ({ path: `/jobs/recent-runs?ids=${(await fx.job()).id}` }),
+  },
+  {
+    method: 'get',
+    route: '/overview',
+    min: 'viewer',
+    success: 200,
+    target: () => Promise.resolve({ path: '/overview' }),
+  },
+  {
+    method: 'get',
     route: '/executions/{id}/output/stream',
     min: 'viewer',
     success: 200,

@@ -213,10 +213,12 @@ describe('jobs at a glance: lastExecution and stats', () => {
 
       const body = await stats(job.id);
 
-      expect(Object.keys(body).sort()).toEqual(['counts', 'durationMs', 'since', 'windowHours']);
+      expect(Object.keys(body).sort()).toEqual(['counts', 'durationMs', 'since', 'successRate', 'windowHours']);
       expect(body.windowHours).toBe(24);
       expect(body.since).toBe(new Date(clock.now().getTime() - 24 * HOUR).toISOString());
       expect(body.counts).toEqual({ QUEUED: 1, RUNNING: 1, SUCCEEDED: 2, FAILED: 1, CANCELLED: 2 });
+      // cancelled runs are nobody's outcome: 2 of the 3 that succeeded or failed
+      expect(body.successRate).toBeCloseTo(2 / 3, 10);
       // durations 1000, 2000, 3000, 5000: continuous percentiles interpolate between them
       expect(body.durationMs.p50).toBe(2_500);
       expect(body.durationMs.p95).toBeCloseTo(4_700, 6);
@@ -237,6 +239,7 @@ describe('jobs at a glance: lastExecution and stats', () => {
         since: new Date(Date.parse(T0) - 24 * HOUR).toISOString(),
         counts: ZERO_COUNTS,
         durationMs: { p50: null, p95: null },
+        successRate: null,
       });
     });
 

@@ -27,6 +27,7 @@ const ENDPOINTS: Array<[string, string, number, number[]]> = [
   ['delete', '/jobs/{id}', 204, [400, 404, 409]],
   ['get', '/jobs/{id}/next-runs', 200, [400, 404]],
   ['get', '/jobs/{id}/stats', 200, [400, 404]],
+  ['get', '/jobs/recent-runs', 200, [400]],
   ['post', '/jobs/{id}/executions', 201, [400, 404]],
   ['get', '/executions', 200, [400]],
   ['get', '/executions/{id}', 200, [400, 404]],
@@ -37,6 +38,7 @@ const ENDPOINTS: Array<[string, string, number, number[]]> = [
   ['post', '/executions/{id}/cancel', 200, [400, 404, 409]],
   ['get', '/events', 200, [400]],
   ['get', '/events/stream', 200, [400]],
+  ['get', '/overview', 200, []],
 ];
 
 describe('the API documentation', () => {
@@ -159,8 +161,9 @@ describe('the API documentation', () => {
   });
 
   it.each([
-    ['get', '/jobs', ['limit', 'cursor', 'enabled']],
-    ['get', '/executions', ['limit', 'cursor', 'jobId', 'status']],
+    ['get', '/jobs', ['limit', 'cursor', 'enabled', 'failing']],
+    ['get', '/executions', ['limit', 'cursor', 'jobId', 'status', 'retryOf']],
+    ['get', '/jobs/recent-runs', ['ids', 'count']],
     ['get', '/events', ['after', 'limit']],
     ['get', '/jobs/{id}/next-runs', ['id', 'count']],
     ['get', '/jobs/{id}/stats', ['id', 'hours']],

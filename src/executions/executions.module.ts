@@ -12,12 +12,16 @@ import { ExecutionRetentionRepository } from './application/execution-retention.
 import { ExecutionsService } from './application/executions.service.js';
 import { JobHistory } from './application/job-history.js';
 import { JobHistoryService } from './application/job-history.service.js';
+import { OverviewService } from './application/overview.service.js';
+import { RunsOverview } from './application/runs-overview.js';
 import { RetrySettings } from './application/retry-settings.js';
 import { ScheduledRuns } from './application/scheduled-runs.js';
 import { ExecutionsController } from './http/executions.controller.js';
 import { JobsController } from './http/jobs.controller.js';
+import { OverviewController } from './http/overview.controller.js';
 import { SqlExecutionReadModel } from './infrastructure/sql-execution-read-model.js';
 import { SqlJobHistory } from './infrastructure/sql-job-history.js';
+import { SqlRunsOverview } from './infrastructure/sql-runs-overview.js';
 import { SqlExecutionOutputRepository } from './infrastructure/sql-execution-output.repository.js';
 import { SqlExecutionRetentionRepository } from './infrastructure/sql-execution-retention.repository.js';
 import { SqlExecutionRepository } from './infrastructure/sql-execution.repository.js';
@@ -25,10 +29,17 @@ import { SqlScheduledRuns } from './infrastructure/sql-scheduled-runs.js';
 
 @Module({
   imports: [JobsModule],
-  controllers: [JobsController, ExecutionsController, ConcurrencyGroupsController, WorkerDrainController],
+  controllers: [
+    JobsController,
+    ExecutionsController,
+    ConcurrencyGroupsController,
+    WorkerDrainController,
+    OverviewController,
+  ],
   providers: [
     ExecutionsService,
     JobHistoryService,
+    OverviewService,
     ExecutionRemovalGuard,
     { provide: ExecutionRepository, useClass: SqlExecutionRepository },
     { provide: ExecutionOutputRepository, useClass: SqlExecutionOutputRepository },
@@ -36,6 +47,7 @@ import { SqlScheduledRuns } from './infrastructure/sql-scheduled-runs.js';
     { provide: ExecutionReadModel, useClass: SqlExecutionReadModel },
     { provide: JobHistory, useClass: SqlJobHistory },
     { provide: ScheduledRuns, useClass: SqlScheduledRuns },
+    { provide: RunsOverview, useClass: SqlRunsOverview },
     {
       provide: RetrySettings,
       inject: [OrbitConfig],

@@ -8,6 +8,7 @@ import { Events1764892800000 } from '../../migrations/1764892800000-Events.js';
 import { Alerts1764979200000 } from '../../migrations/1764979200000-Alerts.js';
 import { SlotEvents1765065600000 } from '../../migrations/1765065600000-SlotEvents.js';
 import { PauseNotesAndTimeline1765152000000 } from '../../migrations/1765152000000-PauseNotesAndTimeline.js';
+import { JobOutcomes1765324800000 } from '../../migrations/1765324800000-JobOutcomes.js';
 import { Placement1765411200000 } from '../../migrations/1765411200000-Placement.js';
 import { ChainsAndParameters1765497600000 } from '../../migrations/1765497600000-ChainsAndParameters.js';
 import { LateAndLongRunning1765540800000 } from '../../migrations/1765540800000-LateAndLongRunning.js';
@@ -25,6 +26,7 @@ export const MIGRATIONS = [
   Alerts1764979200000,
   SlotEvents1765065600000,
   PauseNotesAndTimeline1765152000000,
+  JobOutcomes1765324800000,
   Placement1765411200000,
   ChainsAndParameters1765497600000,
   LateAndLongRunning1765540800000,

@@ -46,9 +46,11 @@ it('takes a screenshot of each page', async () => {
     });
     await job({ name: 'cache-warmup', command: 'sleep 120', cronExpression: '*/15 * * * *' });
     await job({ name: 'legacy-sync', command: 'true', cronExpression: '@hourly', enabled: false });
+    // a few runs each, so that the recent runs, the chart and the percentiles have something to show
+    for (let i = 0; i < 3; i++) await settled((await run(backup.id)).id);
     const done = await run(backup.id);
     await settled(done.id);
-    await settled((await run(report.id)).id);
+    for (let i = 0; i < 3; i++) await settled((await run(report.id)).id);
     await run((await api().get('/jobs').query({ name: 'cache-warmup' })).body.items[0].id as string);
 
     const { context, page } = await openTab(browser, baseUrl);
@@ -60,13 +62,16 @@ it('takes a screenshot of each page', async () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Running now' }).waitFor();
     await page.getByText('sleep 120').first().waitFor();
+    await page.getByRole('link', { name: 'weekly-report' }).first().waitFor();
     await shot('overview');
     await page.getByRole('link', { name: 'Jobs', exact: true }).click();
     await page.getByRole('link', { name: 'nightly-backup' }).waitFor();
+    await page.getByRole('img', { name: /^Last 4 runs/ }).waitFor();
     await shot('jobs');
     await page.getByRole('link', { name: 'nightly-backup' }).click();
     await page.getByRole('heading', { name: 'History' }).waitFor();
     await page.getByRole('table').waitFor();
+    await page.locator('.duration-chart canvas').first().waitFor();
     await shot('job');
     await page.getByRole('link', { name: 'Edit', exact: true }).click();
     await page.getByRole('region', { name: 'Next fire times' }).getByRole('listitem').first().waitFor();

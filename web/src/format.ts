@@ -41,9 +41,18 @@ export function cronInWords(expression: string): string | undefined {
 /** How long between two instants, in words a person reads at a glance. */
 export function duration(fromIso: string | null, toIso: string | null): string {
   if (!fromIso || !toIso) return '—';
-  const ms = Date.parse(toIso) - Date.parse(fromIso);
-  if (ms < 1000) return `${ms} ms`;
+  return millis(Date.parse(toIso) - Date.parse(fromIso));
+}
+
+/** A length of time in milliseconds, in words a person reads at a glance. */
+export function millis(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
   const minutes = Math.floor(ms / 60_000);
   return minutes < 60 ? `${minutes} min ${Math.round((ms % 60_000) / 1000)} s` : `${(minutes / 60).toFixed(1)} h`;
+}
+
+/** A share from 0 to 1 as a percentage; '—' for none. */
+export function percent(share: number | null | undefined): string {
+  return share === null || share === undefined ? '—' : `${Math.round(share * 1000) / 10} %`;
 }

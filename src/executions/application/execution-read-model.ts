@@ -4,6 +4,8 @@ import { ExecutionStatus } from '../domain/execution-status.js';
 export interface ExecutionFilter {
   jobId?: string;
   status?: ExecutionStatus;
+  /** The attempts that retry this execution. */
+  retryOf?: string;
 }
 
 /**

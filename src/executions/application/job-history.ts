@@ -14,6 +14,23 @@ export interface JobExecutionStats {
   p95Ms: number | null;
 }
 
+/** A run of a job that ended, for the recent durations beside a job. */
+export interface RecentRun {
+  id: string;
+  status: string;
+  startedAt: Date | null;
+  finishedAt: Date;
+  /** Started → finished; null for a run cancelled before it started. */
+  durationMs: number | null;
+}
+
+/** A job whose last runs failed, as many in a row as `failuresInRow`. */
+export interface FailingJob {
+  jobId: string;
+  failuresInRow: number;
+  lastFinishedAt: Date;
+}
+
 /**
  * What the executions of jobs came to, read from the executions table for the answers about
  * jobs: a read model of this module, so that the jobs module never reads that table.
@@ -23,4 +40,10 @@ export abstract class JobHistory {
   abstract lastExecutions(jobIds: readonly string[]): Promise<Map<string, LastExecution>>;
   /** Counts and duration percentiles of the job's executions created at or after `since`. */
   abstract executionStats(jobId: string, since: Date): Promise<JobExecutionStats>;
+  /** The last `count` runs that ended of each of the jobs, newest first, in one query. */
+  abstract recentRuns(jobIds: readonly string[], count: number): Promise<Map<string, RecentRun[]>>;
+  /** The jobs whose last run that succeeded or failed failed (of every job that ever ran: deleted ones too). */
+  abstract failingJobIds(): Promise<string[]>;
+  /** The jobs that failed at least `minInRow` times in a row, most failures first. */
+  abstract failingRepeatedly(minInRow: number, limit: number): Promise<FailingJob[]>;
 }

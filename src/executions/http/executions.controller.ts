@@ -116,7 +116,8 @@ export class ExecutionsController implements BeforeApplicationShutdown {
   @ApiErrors(400)
   @Header('Content-Type', JSON_CONTENT)
   async list(@Query() query: ListExecutionsQuery): Promise<string> {
-    const page = await this.executions.listJson({ jobId: query.jobId, status: query.status }, query.toPageRequest());
+    const { jobId, status, retryOf } = query;
+    const page = await this.executions.listJson({ jobId, status, retryOf }, query.toPageRequest());
     return `{"items":[${page.items.join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}}`;
   }
 

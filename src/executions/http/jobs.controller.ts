@@ -10,7 +10,6 @@ import {
 import { JobsService } from '../../jobs/application/jobs.service.js';
 import { Job } from '../../jobs/domain/job.js';
 import { CreateJobDto } from '../../jobs/http/dto/create-job.dto.js';
-import { ListJobsQuery } from '../../jobs/http/dto/list-jobs.query.js';
 import { NEXT_RUNS, NextRunsQuery } from '../../jobs/http/dto/next-runs.query.js';
 import { UpdateJobDto } from '../../jobs/http/dto/update-job.dto.js';
 import { PauseJobDto } from '../../jobs/http/dto/pause-job.dto.js';
@@ -21,6 +20,9 @@ import { Audited } from '../../shared/http/audited.decorator.js';
 import { JobHistoryService } from '../application/job-history.service.js';
 import { NextRunsResponse } from '../../jobs/http/dto/next-runs.response.js';
 import { JobPageResponse, JobResponse, JobStatsResponse } from './dto/job.response.js';
+import { JobsListQuery } from './dto/jobs-list.query.js';
+import { RECENT_RUNS, RecentRunsQuery } from './dto/recent-runs.query.js';
+import { RecentRunResponse, RecentRunsResponse } from './dto/recent-runs.response.js';
 import { STATS_HOURS, StatsQuery } from './dto/stats.query.js';
 
 /**
@@ -50,9 +52,32 @@ export class JobsController {
   @ApiOperation({ summary: 'List jobs, newest first' })
   @ApiOkResponse({ type: JobPageResponse })
   @ApiErrors(400)
-  async list(@Query() query: ListJobsQuery): Promise<JobPageResponse> {
-    const page = await this.jobs.list({ enabled: query.enabled, nameContains: query.name }, query.toPageRequest());
+  async list(@Query() query: JobsListQuery): Promise<JobPageResponse> {
+    const failing = query.failing === undefined ? undefined : await this.history.failingJobIds();
+    const page = await this.jobs.list(
+      {
+        enabled: query.enabled,
+        nameContains: query.name,
+        ids: query.failing === true ? failing : undefined,
+        exceptIds: query.failing === false ? failing : undefined,
+      },
+      query.toPageRequest(),
+    );
     return { items: await this.withLastExecutions(page.items), nextCursor: page.nextCursor };
+  }
+
+  @Get('recent-runs')
+  @ApiOperation({
+    summary: 'The last runs that ended of some jobs, with their durations and success rate',
+    description:
+      'For each job named (a page of the list, or one job for a chart): its last `count` runs that ended, ' +
+      'newest first, and the share of them that succeeded. Ids of unknown jobs answer no runs.',
+  })
+  @ApiOkResponse({ type: RecentRunsResponse })
+  @ApiErrors(400)
+  async recentRuns(@Query() query: RecentRunsQuery): Promise<RecentRunsResponse> {
+    const items = await this.history.recentRuns(query.ids, query.count ?? RECENT_RUNS.default);
+    return { items: items.map((item) => ({ ...item, runs: item.runs.map(RecentRunResponse.from) })) };
   }
 
   @Get(':id')

@@ -30,6 +30,7 @@ export class SqlExecutionReadModel extends ExecutionReadModel {
     const param = (value: unknown) => `$${params.push(value)}`;
     if (filter.jobId) conditions.push(`e.job_id = ${param(filter.jobId)}`);
     if (filter.status) conditions.push(`e.status = ${param(filter.status)}`);
+    if (filter.retryOf) conditions.push(`e.retry_of = ${param(filter.retryOf)}`);
     if (page.cursor) {
       conditions.push(`(e.created_at, e.id) < (${param(page.cursor.createdAt)}, ${param(page.cursor.id)})`);
     }

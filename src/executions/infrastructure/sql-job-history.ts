@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../../shared/infrastructure/database.js';
-import { JobExecutionStats, JobHistory, LastExecution } from '../application/job-history.js';
+import { FailingJob, JobExecutionStats, JobHistory, LastExecution, RecentRun } from '../application/job-history.js';
 
 @Injectable()
 export class SqlJobHistory extends JobHistory {
@@ -49,5 +49,62 @@ export class SqlJobHistory extends JobHistory {
       [jobId, since],
     );
     return { counts: row?.counts ?? {}, p50Ms: row?.p50 ?? null, p95Ms: row?.p95 ?? null };
+  }
+
+  /** `count` index reads per job (executions_finished_idx), however many executions each has. */
+  async recentRuns(jobIds: readonly string[], count: number): Promise<Map<string, RecentRun[]>> {
+    const runs = new Map<string, RecentRun[]>(jobIds.map((id) => [id, []]));
+    if (jobIds.length === 0) return runs;
+    const rows = await this.db.rows<{
+      job_id: string;
+      id: string;
+      status: string;
+      started_at: Date | null;
+      finished_at: Date;
+      ms: number | null;
+    }>(
+      `SELECT job.id AS job_id, run.id, run.status, run.started_at, run.finished_at,
+              extract(epoch FROM run.finished_at - run.started_at)::float8 * 1000 AS ms
+         FROM unnest($1::uuid[]) AS job (id)
+         CROSS JOIN LATERAL (
+           SELECT e.id, e.status, e.started_at, e.finished_at
+             FROM executions e
+            WHERE e.job_id = job.id AND e.finished_at IS NOT NULL
+            ORDER BY e.finished_at DESC
+            LIMIT $2
+         ) AS run
+        ORDER BY job.id, run.finished_at DESC`,
+      [jobIds, count],
+    );
+    for (const row of rows) {
+      runs.get(row.job_id)?.push({
+        id: row.id,
+        status: row.status,
+        startedAt: row.started_at ? new Date(row.started_at) : null,
+        finishedAt: new Date(row.finished_at),
+        durationMs: row.ms,
+      });
+    }
+    return runs;
+  }
+
+  /** job_outcomes_failing_idx holds only the failing jobs. */
+  async failingJobIds(): Promise<string[]> {
+    const rows = await this.db.rows<{ job_id: string }>(`SELECT job_id FROM job_outcomes WHERE failures_in_row > 0`);
+    return rows.map((row) => row.job_id);
+  }
+
+  async failingRepeatedly(minInRow: number, limit: number): Promise<FailingJob[]> {
+    const rows = await this.db.rows<{ job_id: string; failures_in_row: number; last_finished_at: Date }>(
+      `SELECT job_id, failures_in_row, last_finished_at FROM job_outcomes
+        WHERE failures_in_row >= $1 AND failures_in_row > 0
+        ORDER BY failures_in_row DESC, job_id LIMIT $2`,
+      [minInRow, limit],
+    );
+    return rows.map((row) => ({
+      jobId: row.job_id,
+      failuresInRow: row.failures_in_row,
+      lastFinishedAt: new Date(row.last_finished_at),
+    }));
   }
 }

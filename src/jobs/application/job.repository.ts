@@ -7,6 +7,18 @@ export interface JobFilter {
   enabled?: boolean;
   /** Part of the name, ignoring case. */
   nameContains?: string;
+  /** Only these jobs (another module's answer, such as the failing ones). */
+  ids?: readonly string[];
+  /** None of these jobs. */
+  exceptIds?: readonly string[];
+}
+
+/** The enabled jobs whose next slot comes before an instant: how many (up to a bound), and the first. */
+export interface DueJobs {
+  count: number;
+  /** The count reached the bound: there are at least that many. */
+  atLeast: boolean;
+  next: Job[];
 }
 
 /** Persistence port of jobs. Writes are conditional on the version the job was read with. */
@@ -38,6 +50,8 @@ export abstract class JobRepository {
    * before it for ALLOW jobs, or the earliest `resumeAt` of a paused one.
    */
   abstract earliestNextRun(leadMs: number): Promise<Date | null>;
+  /** Enabled live jobs due before `until`: counted up to `countLimit`, the first `limit` by next slot. */
+  abstract dueBefore(until: Date, limit: number, countLimit: number): Promise<DueJobs>;
   /** The names of the live jobs whose alert rules name `channel`. */
   abstract namesAlertingTo(channel: string): Promise<string[]>;
   /** Name and alert rules of each live job among `ids`. */

@@ -7,7 +7,7 @@ import { canonicalTimezone, CronSchedule } from '../domain/cron-schedule.js';
 import { Job, JobInput, NewJob } from '../domain/job.js';
 import type { JobAlert } from '../domain/job-alerts.js';
 import { cycleThrough } from '../domain/job-triggers.js';
-import { JobFilter, JobRepository } from './job.repository.js';
+import { DueJobs, JobFilter, JobRepository } from './job.repository.js';
 import { JobAlertChannels } from './job-alert-channels.js';
 import { JobRemovalGuards } from './job-removal-guard.js';
 import { ConcurrencyGroupsService } from './concurrency-groups.service.js';
@@ -94,6 +94,11 @@ export class JobsService {
   }
 
   /** The names of the live jobs whose alert rules name `channel`. */
+  /** The enabled jobs whose next slot comes within `withinMs` from now: counted up to `countLimit`, the first `limit`. */
+  dueWithin(withinMs: number, limit: number, countLimit: number): Promise<DueJobs> {
+    return this.jobs.dueBefore(new Date(this.clock.now().getTime() + withinMs), limit, countLimit);
+  }
+
   namesAlertingTo(channel: string): Promise<string[]> {
     return this.jobs.namesAlertingTo(channel);
   }

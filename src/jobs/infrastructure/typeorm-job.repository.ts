@@ -3,7 +3,7 @@ import { Page, PageRequest, toPage } from '../../shared/application/page.js';
 import { ConflictError, StaleWriteError } from '../../shared/domain/domain-errors.js';
 import { Database, uniqueViolation } from '../../shared/infrastructure/database.js';
 import { newestFirst } from '../../shared/infrastructure/newest-first.js';
-import { JobFilter, JobRepository } from '../application/job.repository.js';
+import { DueJobs, JobFilter, JobRepository } from '../application/job.repository.js';
 import { Job } from '../domain/job.js';
 import type { JobAlert } from '../domain/job-alerts.js';
 import type { JobTrigger } from '../domain/job-triggers.js';
@@ -69,6 +69,9 @@ export class TypeOrmJobRepository extends JobRepository {
       const pattern = `%${filter.nameContains.replace(/[\\%_]/g, '\\$&')}%`;
       query.andWhere(`job.name ILIKE :pattern ESCAPE '\\'`, { pattern });
     }
+    if (filter.ids) query.andWhere('job.id = ANY (CAST(:ids AS uuid[]))', { ids: filter.ids });
+    if (filter.exceptIds?.length)
+      query.andWhere('job.id <> ALL (CAST(:exceptIds AS uuid[]))', { exceptIds: filter.exceptIds });
     const rows = await newestFirst(query, 'job', page);
     return toPage(rows.map(JobMapper.toDomain), page.limit);
   }
@@ -126,6 +129,23 @@ export class TypeOrmJobRepository extends JobRepository {
       [leadMs],
     );
     return row?.next ?? null;
+  }
+
+  /** Both walk jobs_due_idx from its start, the count no further than its bound. */
+  async dueBefore(until: Date, limit: number, countLimit: number): Promise<DueJobs> {
+    const [counted] = await this.db.rows<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (
+         SELECT 1 FROM jobs WHERE enabled AND deleted_at IS NULL AND next_run_at < $1 LIMIT $2) AS due`,
+      [until, countLimit],
+    );
+    const rows = await this.db.rows<JobOrmEntity>(
+      `SELECT ${JOB_COLUMNS} FROM jobs
+        WHERE enabled AND deleted_at IS NULL AND next_run_at < $1
+        ORDER BY next_run_at LIMIT $2`,
+      [until, limit],
+    );
+    const count = counted?.n ?? 0;
+    return { count, atLeast: count >= countLimit, next: rows.map(JobMapper.toDomain) };
   }
 
   async namesAlertingTo(channel: string): Promise<string[]> {

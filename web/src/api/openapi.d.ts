@@ -185,6 +185,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/jobs/recent-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The last runs that ended of some jobs, with their durations and success rate
+         * @description For each job named (a page of the list, or one job for a chart): its last `count` runs that ended, newest first, and the share of them that succeeded. Ids of unknown jobs answer no runs.
+         */
+        get: operations["JobsController_recentRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/jobs/{id}": {
         parameters: {
             query?: never;
@@ -540,6 +560,26 @@ export interface paths {
         put?: never;
         /** Let a drained worker claim again (operator) */
         post: operations["WorkerDrainController_resume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The whole system at a glance: runs of the last 24 h, what runs and waits now, what is due, what fails
+         * @description Executions created in the last 24 h by status; queued, running and late runs now (queued more than 60 s past due); the jobs due in the next 24 h (the first 10); the jobs whose last 3 or more runs failed. Every count stops at 10000, so the answer stays cheap however many executions there are. What runs now and the recent failures are GET /executions?status=RUNNING and ?status=FAILED; workers are GET /workers.
+         */
+        get: operations["OverviewController_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1206,6 +1246,48 @@ export interface components {
             /** @example null */
             nextCursor: string | null;
         };
+        RecentRunResponse: {
+            /**
+             * Format: uuid
+             * @example 5c3b0c55-9f8e-4a51-8f0e-2b1f7f7e2a11
+             */
+            id: string;
+            /**
+             * @example SUCCEEDED
+             * @enum {string}
+             */
+            status: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
+            /**
+             * @description null when it never started
+             * @example 2026-11-30T10:00:00.000Z
+             */
+            startedAt: string | null;
+            /** @example 2026-11-30T10:00:03.250Z */
+            finishedAt: string;
+            /**
+             * @description Started → finished, in milliseconds
+             * @example 3250
+             */
+            durationMs: number | null;
+        };
+        JobRecentRunsResponse: {
+            /**
+             * Format: uuid
+             * @example 0b7d4c1e-3f4a-4f43-9a53-6a1f2f1f5a10
+             */
+            jobId: string;
+            /** @description The last runs that ended, newest first */
+            runs: components["schemas"]["RecentRunResponse"][];
+            /**
+             * @description Of these runs, the share that succeeded among those that succeeded or failed (0 to 1); null without any
+             * @example 0.95
+             */
+            successRate: number | null;
+        };
+        RecentRunsResponse: {
+            /** @description One item per job asked for, in the order asked */
+            items: components["schemas"]["JobRecentRunsResponse"][];
+        };
         UpdateJobDto: {
             /**
              * @description Unique, trimmed
@@ -1385,6 +1467,11 @@ export interface components {
             counts: components["schemas"]["ExecutionCountsResponse"];
             /** @description From start to finish of the runs of the window that started and are final (percentile_cont); null when there are none */
             durationMs: components["schemas"]["DurationPercentilesResponse"];
+            /**
+             * @description Of the runs of the window that succeeded or failed, the share that succeeded (0 to 1); cancelled runs do not count; null without any
+             * @example 0.9
+             */
+            successRate: number | null;
         };
         RunRequestDto: {
             /**
@@ -1627,6 +1714,105 @@ export interface components {
              * @example 3
              */
             limit?: number;
+        };
+        RunsNowResponse: {
+            /** @example 3 */
+            queued: number;
+            /** @example 2 */
+            running: number;
+            /**
+             * @description Queued runs more than `lateAfterSeconds` past their due instant
+             * @example 0
+             */
+            late: number;
+            /** @example 60 */
+            lateAfterSeconds: number;
+            /**
+             * @description The due instant of the queued run that waits longest; null when none is queued
+             * @example 2026-11-30T09:59:00.000Z
+             */
+            oldestQueuedDueAt: string | null;
+        };
+        DueJobResponse: {
+            /**
+             * Format: uuid
+             * @example 0b7d4c1e-3f4a-4f43-9a53-6a1f2f1f5a10
+             */
+            jobId: string;
+            /** @example nightly-backup */
+            name: string;
+            /** @example 0 3 * * * */
+            cronExpression: string | null;
+            /** @example Europe/Berlin */
+            timezone: string;
+            /** @example 2026-12-01T02:00:00.000Z */
+            nextRunAt: string;
+        };
+        DueResponse: {
+            /**
+             * @description Enabled jobs whose next slot comes before `until`
+             * @example 42
+             */
+            jobs: number;
+            /**
+             * @description The count reached `countLimit`: there are at least that many
+             * @example false
+             */
+            atLeast: boolean;
+            /** @description The first of them, soonest first */
+            next: components["schemas"]["DueJobResponse"][];
+        };
+        FailingJobResponse: {
+            /**
+             * Format: uuid
+             * @example 0b7d4c1e-3f4a-4f43-9a53-6a1f2f1f5a10
+             */
+            jobId: string;
+            /** @example weekly-report */
+            name: string;
+            /**
+             * @description Its last runs that succeeded or failed: how many failed in a row
+             * @example 4
+             */
+            failuresInRow: number;
+            /** @example 2026-11-30T09:00:02.000Z */
+            lastFinishedAt: string;
+        };
+        OverviewResponse: {
+            /**
+             * @description The instant this answer describes
+             * @example 2026-11-30T10:00:00.000Z
+             */
+            at: string;
+            /** @example 24 */
+            windowHours: number;
+            /**
+             * @description `windowHours` before `at`
+             * @example 2026-11-29T10:00:00.000Z
+             */
+            since: string;
+            /**
+             * @description `windowHours` after `at`
+             * @example 2026-12-01T10:00:00.000Z
+             */
+            until: string;
+            /**
+             * @description No count goes beyond it: a count equal to it means at least that many
+             * @example 10000
+             */
+            countLimit: number;
+            /** @description Executions created since `since`, by status */
+            lastWindow: components["schemas"]["ExecutionCountsResponse"];
+            now: components["schemas"]["RunsNowResponse"];
+            /** @description The jobs due to fire before `until` */
+            due: components["schemas"]["DueResponse"];
+            /**
+             * @description Failures in a row from which a job is listed in `failingRepeatedly`
+             * @example 3
+             */
+            failuresInRow: number;
+            /** @description Jobs that failed repeatedly, most failures first */
+            failingRepeatedly: components["schemas"]["FailingJobResponse"][];
         };
         EventResponse: {
             /**
@@ -2665,6 +2851,8 @@ export interface operations {
                 enabled?: boolean;
                 /** @description Only jobs whose name contains this text, ignoring case */
                 name?: string;
+                /** @description Only jobs whose last run that succeeded or failed failed (true), or only the others (false); cancelled runs do not count */
+                failing?: boolean;
             };
             header?: never;
             path?: never;
@@ -2768,6 +2956,66 @@ export interface operations {
             };
             /** @description Illegal transition, duplicate name, or a concurrent change (the message says which) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token in the last minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    JobsController_recentRuns: {
+        parameters: {
+            query: {
+                /** @description The jobs, up to 100: repeat the parameter or separate the ids by commas */
+                ids: string[];
+                /** @description Runs per job, the last that ended */
+                count?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecentRunsResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3459,6 +3707,8 @@ export interface operations {
                 /** @description Only executions of this job (also of a deleted one) */
                 jobId?: string;
                 status?: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
+                /** @description Only the retries of this execution (its next attempt) */
+                retryOf?: string;
             };
             header?: never;
             path?: never;
@@ -4466,6 +4716,52 @@ export interface operations {
             };
             /** @description No such job or execution */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token in the last minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    OverviewController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OverviewResponse"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,6 +1,7 @@
 import { WaitingFor } from '../components/placement';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ok, type Execution, type ExecutionOutput } from '../api/client';
+import { Attempts } from '../components/attempts';
 import { OutputView } from '../components/output';
 import { Loading, PageTitle, Problem, Status, Time } from '../components/ui';
 import { duration } from '../format';
@@ -93,12 +94,7 @@ export function ExecutionPage({ id }: { id: string }) {
         </dd>
         <dt>Attempt</dt>
         <dd>
-          {e.attempt} of at most {e.maxRetries + 1}
-          {e.retryOf && (
-            <>
-              , retrying <Link href={`/executions/${e.retryOf}`}>the previous attempt</Link>
-            </>
-          )}
+          <Attempts execution={e} />
         </dd>
         <dt>Command</dt>
         <dd>

@@ -9,6 +9,7 @@ import { Loading, PageTitle, Problem, Time } from '../components/ui';
 import { useLive } from '../live/use-live';
 import { Link, navigate, withQuery } from '../router';
 import { useSession } from '../session';
+import { JobInsights } from './job-insights';
 import { Schedule } from './jobs';
 import { JobChain } from '../components/job-chain';
 import { RunWithParameters } from '../components/run-with-parameters';
@@ -172,6 +173,7 @@ export function JobPage({ id, query }: { id: string; query: URLSearchParams }) {
         </section>
       )}
 
+      <JobInsights id={id} />
       {j.cronExpression !== null && <Timeline job={j} query={query} />}
       <JobChain job={j} />
       {session.can('operator') && <RunWithParameters job={j} />}

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ok, type Job } from '../api/client';
+import { RecentRunsCells, useRecentRuns } from '../components/recent-runs';
 import { Loading, PageTitle, Problem, Status, Time } from '../components/ui';
 import { cronInWords } from '../format';
 import { useLive } from '../live/use-live';
@@ -40,6 +41,7 @@ export function JobsPage({ query }: { query: URLSearchParams }) {
   const session = useSession();
   const name = query.get('name') ?? '';
   const enabled = (query.get('enabled') ?? '') as Filter;
+  const failing = query.get('failing') === 'true' ? 'true' : undefined;
   const cursor = query.get('cursor') ?? undefined;
   const [search, setSearch] = useState(name);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
@@ -54,7 +56,7 @@ export function JobsPage({ query }: { query: URLSearchParams }) {
       setSearch(name);
     }
     setSelected(new Set());
-  }, [name, enabled, cursor]);
+  }, [name, enabled, failing, cursor]);
 
   const jobs = useLive(
     () =>
@@ -66,11 +68,12 @@ export function JobsPage({ query }: { query: URLSearchParams }) {
               cursor,
               name: name || undefined,
               enabled: enabled === '' ? undefined : enabled === 'true',
+              failing: failing ? true : undefined,
             },
           },
         }),
       ),
-    [name, enabled, cursor],
+    [name, enabled, failing, cursor],
     // a job.* event may add, change or remove a row; a run changes its job's last run
     {
       concerns: (event, page) =>
@@ -78,10 +81,11 @@ export function JobsPage({ query }: { query: URLSearchParams }) {
     },
   );
   const items = jobs.data?.items ?? [];
+  const recent = useRecentRuns(items.map((job) => job.id));
   const actions = (Object.keys(ACTIONS) as Action[]).filter((action) => session.can(ACTIONS[action].role));
 
-  const go = (params: { name?: string; enabled?: Filter; cursor?: string }) =>
-    navigate(withQuery('/jobs', { name, enabled, ...params, cursor: params.cursor }));
+  const go = (params: { name?: string; enabled?: Filter; failing?: 'true'; cursor?: string }) =>
+    navigate(withQuery('/jobs', { name, enabled, failing, ...params, cursor: params.cursor }));
 
   const toggle = (id: string, on: boolean) => {
     const next = new Set(selected);
@@ -122,12 +126,17 @@ export function JobsPage({ query }: { query: URLSearchParams }) {
         <label for="job-filter">Show</label>
         <select
           id="job-filter"
-          value={enabled}
-          onChange={(e) => go({ enabled: e.currentTarget.value as Filter, cursor: undefined })}
+          value={failing ? 'failing' : enabled}
+          onChange={(e) => {
+            const shown = e.currentTarget.value;
+            if (shown === 'failing') go({ enabled: '', failing: 'true', cursor: undefined });
+            else go({ enabled: shown as Filter, failing: undefined, cursor: undefined });
+          }}
         >
           <option value="">All jobs</option>
           <option value="true">Enabled</option>
           <option value="false">Paused</option>
+          <option value="failing">Failing</option>
         </select>
         {session.can('admin') && (
           <Link href="/jobs/new" class="button">
@@ -163,7 +172,7 @@ export function JobsPage({ query }: { query: URLSearchParams }) {
 
       <Problem error={jobs.error} />
       {!jobs.data && !jobs.error && <Loading />}
-      {jobs.data && items.length === 0 && <p>{name || enabled ? 'No job matches.' : 'No job yet.'}</p>}
+      {jobs.data && items.length === 0 && <p>{name || enabled || failing ? 'No job matches.' : 'No job yet.'}</p>}
       {items.length > 0 && (
         <table>
           <caption class="visually-hidden">Jobs, newest first</caption>
@@ -179,6 +188,8 @@ export function JobsPage({ query }: { query: URLSearchParams }) {
               <th scope="col">Time zone</th>
               <th scope="col">Next run</th>
               <th scope="col">Last run</th>
+              <th scope="col">Recent runs</th>
+              <th scope="col">Success rate</th>
             </tr>
           </thead>
           <tbody>
@@ -213,15 +224,16 @@ export function JobsPage({ query }: { query: URLSearchParams }) {
                     'never'
                   )}
                 </td>
+                <RecentRunsCells recent={recent.data?.get(job.id)} />
               </tr>
             ))}
           </tbody>
         </table>
       )}
       <nav aria-label="Pages" class="pager">
-        {cursor && <Link href={withQuery('/jobs', { name, enabled })}>First page</Link>}
+        {cursor && <Link href={withQuery('/jobs', { name, enabled, failing })}>First page</Link>}
         {jobs.data?.nextCursor && (
-          <Link href={withQuery('/jobs', { name, enabled, cursor: jobs.data.nextCursor })}>Next page</Link>
+          <Link href={withQuery('/jobs', { name, enabled, failing, cursor: jobs.data.nextCursor })}>Next page</Link>
         )}
       </nav>
     </>

@@ -169,6 +169,14 @@ export class JobStatsResponse {
       'From start to finish of the runs of the window that started and are final (percentile_cont); null when there are none',
   })
   durationMs!: DurationPercentilesResponse;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 0.9,
+    description:
+      'Of the runs of the window that succeeded or failed, the share that succeeded (0 to 1); cancelled runs do not count; null without any',
+  })
+  successRate!: number | null;
 
   static from(stats: JobStats): JobStatsResponse {
     return {
@@ -176,6 +184,7 @@ export class JobStatsResponse {
       since: stats.since.toISOString(),
       counts: { ...stats.counts },
       durationMs: { ...stats.durationMs },
+      successRate: stats.successRate,
     };
   }
 }

@@ -13,4 +13,9 @@ export class ListExecutionsQuery extends ListQueryDto {
   @IsOptional()
   @IsEnum(ExecutionStatus, { message: `status must be one of ${Object.values(ExecutionStatus).join(', ')}` })
   status?: ExecutionStatus;
+
+  @ApiPropertyOptional({ format: 'uuid', description: 'Only the retries of this execution (its next attempt)' })
+  @IsOptional()
+  @IsUUID('all')
+  retryOf?: string;
 }

@@ -1,0 +1,63 @@
+import { Injectable } from '@nestjs/common';
+import { JobsService } from '../../jobs/application/jobs.service.js';
+import type { DueJobs } from '../../jobs/application/job.repository.js';
+import { Clock } from '../../shared/domain/clock.js';
+import { JobHistoryService, NamedFailingJob } from './job-history.service.js';
+import { RunsAtAGlance, RunsOverview } from './runs-overview.js';
+
+/** What the Overview shows, and the bounds that keep it cheap with millions of executions. */
+export const OVERVIEW = {
+  windowHours: 24,
+  /** No count reads more rows than this; a count at it means "at least". */
+  countLimit: 10_000,
+  /** A queued run this long past its due instant is late. */
+  lateAfterSeconds: 60,
+  /** Failures in a row that make a job fail repeatedly. */
+  failuresInRow: 3,
+  /** Jobs listed in each list. */
+  listed: 10,
+} as const;
+
+const HOUR_MS = 3_600_000;
+
+export interface Overview {
+  at: Date;
+  since: Date;
+  until: Date;
+  runs: RunsAtAGlance;
+  due: DueJobs;
+  failingRepeatedly: NamedFailingJob[];
+}
+
+/** The whole system at a glance, in a handful of bounded index reads. */
+@Injectable()
+export class OverviewService {
+  constructor(
+    private readonly runs: RunsOverview,
+    private readonly jobs: JobsService,
+    private readonly history: JobHistoryService,
+    private readonly clock: Clock,
+  ) {}
+
+  async overview(): Promise<Overview> {
+    const at = this.clock.now();
+    const windowMs = OVERVIEW.windowHours * HOUR_MS;
+    const [runs, due, failingRepeatedly] = await Promise.all([
+      this.runs.atAGlance(
+        new Date(at.getTime() - windowMs),
+        new Date(at.getTime() - OVERVIEW.lateAfterSeconds * 1000),
+        OVERVIEW.countLimit,
+      ),
+      this.jobs.dueWithin(windowMs, OVERVIEW.listed, OVERVIEW.countLimit),
+      this.history.failingRepeatedly(OVERVIEW.failuresInRow, OVERVIEW.listed),
+    ]);
+    return {
+      at,
+      since: new Date(at.getTime() - windowMs),
+      until: new Date(at.getTime() + windowMs),
+      runs,
+      due,
+      failingRepeatedly,
+    };
+  }
+}

@@ -1,0 +1,28 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
+import { OVERVIEW, OverviewService } from '../application/overview.service.js';
+import { OverviewResponse } from './dto/overview.response.js';
+
+@ApiTags('overview')
+@ApiBearerAuth()
+@Controller('overview')
+export class OverviewController {
+  constructor(private readonly overview: OverviewService) {}
+
+  @Get()
+  @ApiOperation({
+    summary: 'The whole system at a glance: runs of the last 24 h, what runs and waits now, what is due, what fails',
+    description:
+      `Executions created in the last ${OVERVIEW.windowHours} h by status; queued, running and late runs now ` +
+      `(queued more than ${OVERVIEW.lateAfterSeconds} s past due); the jobs due in the next ${OVERVIEW.windowHours} h ` +
+      `(the first ${OVERVIEW.listed}); the jobs whose last ${OVERVIEW.failuresInRow} or more runs failed. ` +
+      `Every count stops at ${OVERVIEW.countLimit}, so the answer stays cheap however many executions there are. ` +
+      'What runs now and the recent failures are GET /executions?status=RUNNING and ?status=FAILED; workers are GET /workers.',
+  })
+  @ApiOkResponse({ type: OverviewResponse })
+  @ApiErrors()
+  async get(): Promise<OverviewResponse> {
+    return OverviewResponse.from(await this.overview.overview(), OVERVIEW);
+  }
+}

@@ -1,0 +1,46 @@
+import { Injectable } from '@nestjs/common';
+import { Database } from '../../shared/infrastructure/database.js';
+import { EXECUTION_STATUSES, ExecutionStatus } from '../domain/execution-status.js';
+import { RunsAtAGlance, RunsOverview } from '../application/runs-overview.js';
+
+/** A count of the rows `where` selects, stopping at the bound ($3): an index range read no further. */
+const bounded = (where: string) =>
+  `(SELECT count(*)::int FROM (SELECT 1 FROM executions WHERE ${where} LIMIT $3) AS x)`;
+
+/**
+ * One statement; each part reads one index range: executions_status_newest_idx for the window
+ * by status, executions_due_idx for the queued ones, executions_running_idx for the running.
+ */
+const AT_A_GLANCE = `SELECT
+  ${EXECUTION_STATUSES.map((status) => `${bounded(`status = '${status}' AND created_at >= $1`)} AS "${status}"`).join(',\n  ')},
+  ${bounded(`status = 'QUEUED'`)} AS queued,
+  ${bounded(`status = 'RUNNING'`)} AS running,
+  ${bounded(`status = 'QUEUED' AND due_at < $2`)} AS late,
+  (SELECT min(due_at) FROM executions WHERE status = 'QUEUED') AS oldest_due`;
+
+@Injectable()
+export class SqlRunsOverview extends RunsOverview {
+  constructor(private readonly db: Database) {
+    super();
+  }
+
+  async atAGlance(windowStart: Date, lateBefore: Date, countLimit: number): Promise<RunsAtAGlance> {
+    const [row] = await this.db.rows<Record<string, number | Date | null>>(AT_A_GLANCE, [
+      windowStart,
+      lateBefore,
+      countLimit,
+    ]);
+    const count = (name: string) => Number(row?.[name] ?? 0);
+    const oldest = row?.oldest_due;
+    return {
+      createdSince: Object.fromEntries(EXECUTION_STATUSES.map((status) => [status, count(status)])) as Record<
+        ExecutionStatus,
+        number
+      >,
+      queued: count('queued'),
+      running: count('running'),
+      late: count('late'),
+      oldestQueuedDueAt: oldest ? new Date(oldest) : null,
+    };
+  }
+}
