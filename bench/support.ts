@@ -15,7 +15,7 @@ import type { CpuSample } from './cpu.js';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SPAWN_REFERENCE = join(ROOT, 'bench/spawn-reference.mjs');
 
-export const SCENARIOS = ['burst', 'latency', 'peers', 'schedule', 'herd', 'api', 'footprint'] as const;
+export const SCENARIOS = ['burst', 'latency', 'peers', 'schedule', 'herd', 'api', 'footprint', 'growth'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 /** The sizes of one run: the issue's by default, smaller through BENCH_* for a quick check. */
@@ -28,6 +28,8 @@ export interface Settings {
   apiRows: number;
   apiSeconds: number;
   footprintSeconds: number;
+  /** The growth scenario's largest table (it also measures at none and at a fifth of it). */
+  growthRows: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -56,6 +58,7 @@ export function readSettings(env: Env = process.env): Settings {
     apiRows: int('BENCH_API_ROWS', 1_000_000),
     apiSeconds: int('BENCH_API_SECONDS', 10),
     footprintSeconds: int('BENCH_FOOTPRINT_SECONDS', 30),
+    growthRows: int('BENCH_GROWTH_ROWS', 5_000_000),
   };
 }
 
@@ -322,6 +325,11 @@ export async function enqueue(db: pg.Client, jobId: string, count: number, comma
 /** Removes every execution and its output (between scenarios, with no Orbit process running). */
 export async function clearExecutions(db: pg.Client): Promise<void> {
   await db.query('TRUNCATE executions, execution_outputs');
+}
+
+/** Removes one job's executions (their outputs and events go with them), leaving every other row. */
+export async function deleteExecutionsOf(db: pg.Client, jobId: string): Promise<void> {
+  await db.query('DELETE FROM executions WHERE job_id = $1', [jobId]);
 }
 
 /** Removes the bench's jobs whose name starts with `prefix` (their executions must be gone). */
