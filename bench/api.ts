@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import autocannon, { type Result } from 'autocannon';
+import type pg from 'pg';
 import { explain, ExplainedStatement, isPlannable } from './explain.js';
 import { CapturedStatement, PgCapture } from './pg-capture.js';
 import {
@@ -50,37 +51,48 @@ interface Planned {
   statements: ExplainedStatement[];
 }
 
-interface Endpoint {
+export interface Endpoint {
   key: string;
   label: string;
   paths: string[];
 }
 
-export async function runApi(bench: Bench): Promise<void> {
-  const { db } = bench;
-  const minimum = JOBS * PAGE * (PAGES_IN + 1) + JOBS;
-  if (bench.settings.apiRows < minimum) {
-    throw new Error(`BENCH_API_ROWS must be at least ${minimum}: every job needs a page ${PAGES_IN + 1}`);
-  }
-  const since = new Date();
-  await clearExecutions(db);
+/** An Orbit API process's settings for the bench: its port and the admin token the load sends. */
+export interface ApiServer {
+  env: Record<string, string>;
+  base: string;
+  adminToken: string;
+}
+
+export async function apiServer(): Promise<ApiServer> {
   const adminToken = `bench-admin-${randomBytes(18).toString('hex')}`;
   const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
   const env = {
     PORT: String(port),
     HOST: '127.0.0.1',
     ORBIT_ADMIN_TOKEN: adminToken,
     ORBIT_RATE_LIMIT_PER_MINUTE: '1000000',
   };
+  return { env, base: `http://127.0.0.1:${port}`, adminToken };
+}
+
+/** The fewest executions for which every job has a page PAGES_IN + 1 to load by cursor. */
+export const API_MINIMUM_ROWS = JOBS * PAGE * (PAGES_IN + 1) + JOBS;
+
+export async function runApi(bench: Bench): Promise<void> {
+  const { db } = bench;
+  if (bench.settings.apiRows < API_MINIMUM_ROWS) {
+    throw new Error(`BENCH_API_ROWS must be at least ${API_MINIMUM_ROWS}: every job needs a page ${PAGES_IN + 1}`);
+  }
+  const since = new Date();
+  await clearExecutions(db);
+  const server = await apiServer();
   try {
     const jobIds = await seed(bench);
-    const sampleIds = (
-      await db.query<{ id: string }>(`SELECT id FROM executions ORDER BY random() LIMIT 1000`)
-    ).rows.map((r) => r.id);
+    const sampleIds = await sampleExecutionIds(bench);
 
     // 1. what the API sends to PostgreSQL for each endpoint, and its plans
-    const captured = await captureStatements(bench, env, base, adminToken, jobIds[0]!, sampleIds[0]!);
+    const captured = await captureStatements(bench, server, jobIds[0]!, sampleIds[0]!);
     const plans: Record<string, Planned> = {};
     for (const [endpoint, { path, statements }] of Object.entries(captured)) {
       const explained: ExplainedStatement[] = [];
@@ -90,75 +102,29 @@ export async function runApi(bench: Bench): Promise<void> {
     bench.report.figure('apiPlans', plans);
     await reportPlans(bench, plans);
 
-    // 2. the load, on an API process that talks to PostgreSQL directly
-    const api = await startOrbit(bench, 'api', 'api', env);
-    let stopped: Promise<unknown> | undefined;
-    const stopApi = () => (stopped ??= api.stop());
-    try {
-      const cursors: string[] = [];
-      for (const jobId of jobIds.slice(0, 10)) {
-        const cursor = await cursorAfter(base, adminToken, jobId, PAGES_IN);
-        if (cursor) cursors.push(`/executions?jobId=${jobId}&limit=${PAGE}&cursor=${encodeURIComponent(cursor)}`);
-      }
-      const endpoints: Endpoint[] = [
-        {
-          key: 'list',
-          label: `GET /executions?jobId=…&limit=${PAGE} (${jobIds.length} jobs in turn)`,
-          paths: jobIds.map((jobId) => `/executions?jobId=${jobId}&limit=${PAGE}`),
-        },
-        {
-          key: 'cursor',
-          label: `GET /executions?jobId=…&limit=${PAGE}&cursor=… (page ${PAGES_IN + 1}, ${cursors.length} jobs)`,
-          paths: cursors,
-        },
-        {
-          key: 'byId',
-          label: `GET /executions/:id (${sampleIds.length} ids in turn)`,
-          paths: sampleIds.map((id) => `/executions/${id}`),
-        },
-      ];
-      const loads: Record<string, Loaded> = {};
-      for (const endpoint of endpoints) {
-        log(`api: ${endpoint.label}, ${CONNECTIONS} connections, ${bench.settings.apiSeconds} s (+1 s warm-up)`);
-        loads[endpoint.key] = loaded(endpoint, await load(base, adminToken, endpoint.paths, bench.settings.apiSeconds));
-      }
-      await stopApi();
-      // the machine's limit on the same requests, rows and SQL: a bare Node http server with a pg pool
-      const reference = await startReference(bench);
-      const references: Record<string, Loaded> = {};
-      try {
-        for (const endpoint of endpoints) {
-          log(`api: reference (bare Node http + pg), ${endpoint.label}`);
-          const result = await load(reference.base, adminToken, endpoint.paths, bench.settings.apiSeconds);
-          references[endpoint.key] = loaded(endpoint, result);
-        }
-      } finally {
-        reference.stop();
-      }
-      for (const endpoint of endpoints) {
-        const orbit = loads[endpoint.key]!;
-        const bare = references[endpoint.key]!;
-        bench.report.add({
-          scenario: 'api',
-          measure: `${endpoint.label}, ${CONNECTIONS} conn.`,
-          figure: describeLoad(orbit),
-          target: `p99 ≤ ${P99_TARGET_MS} ms, 0 non-2xx; bare Node + pg: p99 ${ms(bare.latencyMs.p99)}, ${bare.requestsPerSecond.toFixed(0)} req/s`,
-          ratio: ratio(orbit.requestsPerSecond / bare.requestsPerSecond),
-          verdict: verdict(orbit.latencyMs.p99 <= P99_TARGET_MS && orbit.non2xx + orbit.errors + orbit.timeouts === 0),
-        });
-      }
+    // 2. the load
+    const { endpoints, loads, references } = await loadEndpoints(bench, server, jobIds, sampleIds, 'api');
+    for (const endpoint of endpoints) {
+      const orbit = loads[endpoint.key]!;
+      const bare = references[endpoint.key]!;
       bench.report.add({
         scenario: 'api',
-        measure: `reference: a bare Node http server + pg pool, the same SQL and rows, no framework/auth/validation`,
-        figure: endpoints.map((e) => `${e.key}: ${describeLoad(references[e.key]!)}`).join('; '),
-        target: `p99 ≤ ${P99_TARGET_MS} ms`,
-        ratio: '',
-        verdict: 'info',
+        measure: `${endpoint.label}, ${CONNECTIONS} conn.`,
+        figure: describeLoad(orbit),
+        target: `p99 ≤ ${P99_TARGET_MS} ms, 0 non-2xx; bare Node + pg: p99 ${ms(bare.latencyMs.p99)}, ${bare.requestsPerSecond.toFixed(0)} req/s`,
+        ratio: ratio(orbit.requestsPerSecond / bare.requestsPerSecond),
+        verdict: verdict(orbit.latencyMs.p99 <= P99_TARGET_MS && orbit.non2xx + orbit.errors + orbit.timeouts === 0),
       });
-      bench.report.figure('api', { rows: bench.settings.apiRows, jobs: JOBS, loads, reference: references });
-    } finally {
-      await stopApi();
     }
+    bench.report.add({
+      scenario: 'api',
+      measure: `reference: a bare Node http server + pg pool, the same SQL and rows, no framework/auth/validation`,
+      figure: endpoints.map((e) => `${e.key}: ${describeLoad(references[e.key]!)}`).join('; '),
+      target: `p99 ≤ ${P99_TARGET_MS} ms`,
+      ratio: '',
+      verdict: 'info',
+    });
+    bench.report.figure('api', { rows: bench.settings.apiRows, jobs: JOBS, loads, reference: references });
   } finally {
     await clearExecutions(db);
     await deleteJobs(db, PREFIX);
@@ -167,29 +133,92 @@ export async function runApi(bench: Bench): Promise<void> {
   }
 }
 
+/** Execution ids to read by id, at random. */
+export async function sampleExecutionIds(bench: Bench): Promise<string[]> {
+  const { rows } = await bench.db.query<{ id: string }>(`SELECT id FROM executions ORDER BY random() LIMIT 1000`);
+  return rows.map((r) => r.id);
+}
+
+export interface EndpointLoads {
+  endpoints: Endpoint[];
+  /** Orbit's API process, by endpoint key. */
+  loads: Record<string, Loaded>;
+  /** The bare Node + pg reference on the same requests and rows, by endpoint key. */
+  references: Record<string, Loaded>;
+}
+
+/**
+ * Loads the two lists (the first page of each job; page PAGES_IN + 1 by cursor) and the read by
+ * id, on an Orbit API process that talks to PostgreSQL directly, then the same requests on the
+ * bare Node + pg reference.
+ */
+export async function loadEndpoints(
+  bench: Bench,
+  server: ApiServer,
+  jobIds: string[],
+  sampleIds: string[],
+  name: string,
+): Promise<EndpointLoads> {
+  const { base, adminToken } = server;
+  const api = await startOrbit(bench, 'api', name, server.env);
+  let stopped: Promise<unknown> | undefined;
+  const stopApi = () => (stopped ??= api.stop());
+  try {
+    const cursors: string[] = [];
+    for (const jobId of jobIds.slice(0, 10)) {
+      const cursor = await cursorAfter(base, adminToken, jobId, PAGES_IN);
+      if (cursor) cursors.push(`/executions?jobId=${jobId}&limit=${PAGE}&cursor=${encodeURIComponent(cursor)}`);
+    }
+    const endpoints: Endpoint[] = [
+      {
+        key: 'list',
+        label: `GET /executions?jobId=…&limit=${PAGE} (${jobIds.length} jobs in turn)`,
+        paths: jobIds.map((jobId) => `/executions?jobId=${jobId}&limit=${PAGE}`),
+      },
+      {
+        key: 'cursor',
+        label: `GET /executions?jobId=…&limit=${PAGE}&cursor=… (page ${PAGES_IN + 1}, ${cursors.length} jobs)`,
+        paths: cursors,
+      },
+      {
+        key: 'byId',
+        label: `GET /executions/:id (${sampleIds.length} ids in turn)`,
+        paths: sampleIds.map((id) => `/executions/${id}`),
+      },
+    ];
+    const loads: Record<string, Loaded> = {};
+    for (const endpoint of endpoints) {
+      log(`api: ${endpoint.label}, ${CONNECTIONS} connections, ${bench.settings.apiSeconds} s (+1 s warm-up)`);
+      loads[endpoint.key] = loaded(endpoint, await load(base, adminToken, endpoint.paths, bench.settings.apiSeconds));
+    }
+    await stopApi();
+    // the machine's limit on the same requests, rows and SQL: a bare Node http server with a pg pool
+    const reference = await startReference(bench);
+    const references: Record<string, Loaded> = {};
+    try {
+      for (const endpoint of endpoints) {
+        log(`api: reference (bare Node http + pg), ${endpoint.label}`);
+        const result = await load(reference.base, adminToken, endpoint.paths, bench.settings.apiSeconds);
+        references[endpoint.key] = loaded(endpoint, result);
+      }
+    } finally {
+      reference.stop();
+    }
+    return { endpoints, loads, references };
+  } finally {
+    await stopApi();
+  }
+}
+
 /** 100 jobs and N finished scheduled executions spread over them, one second apart, by SQL. */
 async function seed(bench: Bench): Promise<string[]> {
   const { db } = bench;
   const total = bench.settings.apiRows;
-  const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO jobs (id, name, command, cron_expression, timezone, max_retries, timeout_seconds, enabled,
-       misfire_policy, concurrency_policy, next_run_at, created_at, updated_at)
-     SELECT gen_random_uuid(), $1 || lpad(g::text, 3, '0'), 'true', '* * * * *', 'UTC', 0, 60, false,
-            'RUN_ONCE', 'ALLOW', NULL, now() - interval '30 days', now() - interval '30 days'
-       FROM generate_series(1, $2) AS g
-     RETURNING id`,
-    [PREFIX, JOBS],
-  );
-  const jobIds = rows.map((r) => r.id);
+  const jobIds = await seedJobs(db, PREFIX);
   const began = Date.now();
-  // a bulk load of rows known to be consistent, as pg_restore --disable-triggers does: no per-row
-  // foreign-key check against jobs, no NOTIFY per statement (durability is untouched)
-  await db.query(`SET session_replication_role = replica`);
-  try {
-    await insertExecutions(bench, jobIds, total, began);
-  } finally {
-    await db.query(`RESET session_replication_role`);
-  }
+  const newest = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+  const range = { jobIds, from: 1, to: total, newest, spacingMs: 1000, events: false };
+  await bulkLoad(db, () => insertExecutions(bench, range));
   log('api: VACUUM (ANALYZE) executions');
   // ANALYZE for the planner; VACUUM as autovacuum would after such an insert, so that neither
   // it nor the first readers' hint-bit writes run during the measurements
@@ -206,22 +235,75 @@ async function seed(bench: Bench): Promise<string[]> {
   return jobIds;
 }
 
-async function insertExecutions(bench: Bench, jobIds: string[], total: number, began: number): Promise<void> {
-  const newest = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
-  for (let from = 1; from <= total; from += SEED_CHUNK) {
-    const to = Math.min(total, from + SEED_CHUNK - 1);
-    // what a worker leaves behind: QUEUED → RUNNING → SUCCEEDED (version 3), exit code 0, no output
-    await bench.db.query(
-      `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger,
+/** The API scenario's 100 jobs (names `prefix` + 001…), disabled, made 30 days ago. */
+export async function seedJobs(db: pg.Client, prefix: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO jobs (id, name, command, cron_expression, timezone, max_retries, timeout_seconds, enabled,
+       misfire_policy, concurrency_policy, next_run_at, created_at, updated_at)
+     SELECT gen_random_uuid(), $1 || lpad(g::text, 3, '0'), 'true', '* * * * *', 'UTC', 0, 60, false,
+            'RUN_ONCE', 'ALLOW', NULL, now() - interval '30 days', now() - interval '30 days'
+       FROM generate_series(1, $2) AS g
+     RETURNING id`,
+    [prefix, JOBS],
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
+ * A bulk load of rows known to be consistent, as pg_restore --disable-triggers does: no per-row
+ * foreign-key check against jobs, no event trigger, no NOTIFY per statement (durability is
+ * untouched; the response JSON's trigger fires ALWAYS, so the rows carry it).
+ */
+export async function bulkLoad(db: pg.Client, load: () => Promise<void>): Promise<void> {
+  await db.query(`SET session_replication_role = replica`);
+  try {
+    await load();
+  } finally {
+    await db.query(`RESET session_replication_role`);
+  }
+}
+
+export interface SeedRange {
+  jobIds: string[];
+  /** Row numbers from..to: row g is the slot `spacingMs` × g before `newest`, for job g mod jobs. */
+  from: number;
+  to: number;
+  newest: Date;
+  spacingMs: number;
+  /** Whether each row also gets the three events a real run leaves (queued, running, succeeded). */
+  events: boolean;
+}
+
+/** What a worker leaves behind: QUEUED → RUNNING → SUCCEEDED (version 3), exit code 0, no output; in chunks. */
+export async function insertExecutions(bench: Bench, range: SeedRange): Promise<void> {
+  const began = Date.now();
+  const executions = `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger,
          scheduled_for, due_at, created_at, started_at, finished_at, exit_code, worker_id, version)
        SELECT gen_random_uuid(), ($1::uuid[])[1 + g % cardinality($1::uuid[])], 'true', 0, 60, 'SUCCEEDED', 1,
               'SCHEDULE', s.slot, s.slot, s.slot + interval '2 ms', s.slot + interval '5 ms',
               s.slot + interval '15 ms' + (g % 50) * interval '1 ms', 0, 'bench-seed:1:000000', 3
          FROM generate_series($2::int, $3::int) AS g,
-              LATERAL (SELECT $4::timestamptz - g * interval '1 second' AS slot) AS s`,
-      [jobIds, from, to, newest],
-    );
-    log(`api: seeded ${to} of ${total} executions (${((Date.now() - began) / 1000).toFixed(1)} s)`);
+              LATERAL (SELECT $4::timestamptz - g * $5::float8 * interval '1 ms' AS slot) AS s`;
+  // the rows the event triggers would have written for these three transitions
+  const withEvents = `WITH e AS (${executions}
+       RETURNING id, job_id, attempt, trigger, worker_id, created_at, started_at, finished_at)
+     INSERT INTO events (type, at, job_id, execution_id, from_status, to_status, attempt, trigger, exit_code, worker_id)
+     SELECT t.type, t.at, e.job_id, e.id, t.from_status, t.to_status, e.attempt, e.trigger, t.exit_code, t.worker_id
+       FROM e CROSS JOIN LATERAL (VALUES
+         ('execution.queued', e.created_at, NULL, 'QUEUED', NULL::int, NULL),
+         ('execution.running', e.started_at, 'QUEUED', 'RUNNING', NULL, e.worker_id),
+         ('execution.succeeded', e.finished_at, 'RUNNING', 'SUCCEEDED', 0, e.worker_id)
+       ) AS t (type, at, from_status, to_status, exit_code, worker_id)`;
+  for (let from = range.from; from <= range.to; from += SEED_CHUNK) {
+    const to = Math.min(range.to, from + SEED_CHUNK - 1);
+    await bench.db.query(range.events ? withEvents : executions, [
+      range.jobIds,
+      from,
+      to,
+      range.newest,
+      range.spacingMs,
+    ]);
+    log(`seeded executions ${from}–${to} of ${range.to} (${((Date.now() - began) / 1000).toFixed(1)} s)`);
   }
 }
 
@@ -231,9 +313,7 @@ async function insertExecutions(bench: Bench, jobIds: string[], total: number, b
  */
 async function captureStatements(
   bench: Bench,
-  env: Record<string, string>,
-  base: string,
-  adminToken: string,
+  { env, base, adminToken }: ApiServer,
   jobId: string,
   executionId: string,
 ): Promise<Record<string, Captured>> {
@@ -341,7 +421,7 @@ async function cursorAfter(base: string, token: string, jobId: string, pages: nu
   return cursor;
 }
 
-interface Loaded {
+export interface Loaded {
   endpoint: string;
   connections: number;
   seconds: number;
@@ -371,7 +451,7 @@ function loaded(endpoint: Endpoint, result: Result): Loaded {
   };
 }
 
-function describeLoad(l: Loaded): string {
+export function describeLoad(l: Loaded): string {
   const failures = l.errors + l.timeouts;
   return (
     `p50 ${ms(l.latencyMs.p50)}, p99 ${ms(l.latencyMs.p99)}, ${l.requestsPerSecond.toFixed(0)} req/s, ` +

@@ -10,6 +10,7 @@ import {
   clearExecutions,
   createJob,
   deleteJobs,
+  Distribution,
   distribution,
   enqueue,
   scalar,
@@ -27,7 +28,7 @@ import {
 /** Target 1: the Orbit rate at concurrency 8 is at least this share of bare Node's. */
 const BURST_TARGET_RATIO = 0.8;
 
-interface BurstResult {
+export interface BurstResult {
   perSecond: number;
   seconds: number;
   succeeded: number;
@@ -114,8 +115,17 @@ export async function runBurst(bench: Bench): Promise<void> {
   }
 }
 
-/** Starts the workers, queues the burst in one statement, and times it until the last one finished. */
-async function burstOnce(bench: Bench, jobId: string, concurrencies: number[]): Promise<BurstResult> {
+/**
+ * Starts the workers, queues the burst of the job in one statement, and times it until the last
+ * one finished; `clear` removes the burst's rows after it (all executions, unless rows that are
+ * not the bench's own must stay, as the growth scenario's seeded history).
+ */
+export async function burstOnce(
+  bench: Bench,
+  jobId: string,
+  concurrencies: number[],
+  clear: () => Promise<void> = () => clearExecutions(bench.db),
+): Promise<BurstResult> {
   const { burst } = bench.settings;
   const workers = await Promise.all(
     concurrencies.map((concurrency, i) =>
@@ -136,13 +146,14 @@ async function burstOnce(bench: Bench, jobId: string, concurrencies: number[]): 
     const { rows } = await bench.db.query<{ last: Date; succeeded: number; failed: number }>(
       `SELECT max(finished_at) AS last, count(*) FILTER (WHERE status = 'SUCCEEDED')::int AS succeeded,
               count(*) FILTER (WHERE status <> 'SUCCEEDED')::int AS failed
-         FROM executions`,
+         FROM executions WHERE job_id = $1`,
+      [jobId],
     );
     const seconds = (rows[0]!.last.getTime() - begin) / 1000;
     return { perSecond: burst / seconds, seconds, succeeded: rows[0]!.succeeded, failed: rows[0]!.failed, cpuMs };
   } finally {
     await Promise.all(workers.map((worker) => worker.stop()));
-    await clearExecutions(bench.db);
+    await clear();
   }
 }
 
@@ -157,18 +168,8 @@ export async function runLatency(bench: Bench): Promise<void> {
   const runs = bench.settings.latencyRuns;
   await clearExecutions(bench.db);
   const jobId = await createJob(bench.db, 'bench-latency');
-  const worker = await startOrbit(bench, 'worker', 'latency-worker', { ORBIT_WORKER_CONCURRENCY: '8' });
   try {
-    await sleep(1000); // the worker's start-up work is over
-    // a worker's first runs are slower (connections opened, code not yet optimized): measured apart
-    const cold = await spacedRuns(bench, jobId, LATENCY_WARM_UP_RUNS);
-    await sleep(1000); // idle again
-    log(`latency: ${runs} manual runs, ${LATENCY_SPACING_MS} ms apart`);
-    const rows = await spacedRuns(bench, jobId, runs);
-    const latency = distribution(rows.map((r) => r.ms));
-    // the worker is idle only if it keeps up: how many earlier runs were still unfinished when each was queued
-    const backlog = distribution(rows.map((r) => r.backlog));
-    const coldLatency = distribution(cold.map((r) => r.ms));
+    const { latency, backlog, cold: coldLatency } = await measureLatency(bench, jobId);
     bench.idleLatencyMs = { p50: latency.p50, p99: latency.p99 };
     bench.report.figure('idleLatencyMs', {
       runs,
@@ -200,9 +201,45 @@ export async function runLatency(bench: Bench): Promise<void> {
       verdict: 'info',
     });
   } finally {
-    await worker.stop();
-    await clearExecutions(bench.db);
     await deleteJobs(bench.db, 'bench-latency');
+  }
+}
+
+export interface LatencyResult {
+  /** queue → startedAt, ms, of the measured runs on the idle, warmed worker. */
+  latency: Distribution;
+  /** How many earlier runs were still unfinished when each was queued. */
+  backlog: Distribution;
+  /** The worker's first runs after its start (measured apart). */
+  cold: Distribution;
+}
+
+/**
+ * A worker at concurrency 8, its warm-up runs, then the measured runs of the job, 20 ms apart;
+ * `clear` removes them after (as for burstOnce).
+ */
+export async function measureLatency(
+  bench: Bench,
+  jobId: string,
+  clear: () => Promise<void> = () => clearExecutions(bench.db),
+): Promise<LatencyResult> {
+  const worker = await startOrbit(bench, 'worker', 'latency-worker', { ORBIT_WORKER_CONCURRENCY: '8' });
+  try {
+    await sleep(1000); // the worker's start-up work is over
+    // a worker's first runs are slower (connections opened, code not yet optimized): measured apart
+    const cold = await spacedRuns(bench, jobId, LATENCY_WARM_UP_RUNS);
+    await sleep(1000); // idle again
+    log(`latency: ${bench.settings.latencyRuns} manual runs, ${LATENCY_SPACING_MS} ms apart`);
+    const rows = await spacedRuns(bench, jobId, bench.settings.latencyRuns);
+    return {
+      latency: distribution(rows.map((r) => r.ms)),
+      // the worker is idle only if it keeps up
+      backlog: distribution(rows.map((r) => r.backlog)),
+      cold: distribution(cold.map((r) => r.ms)),
+    };
+  } finally {
+    await worker.stop();
+    await clear();
   }
 }
 
@@ -219,9 +256,9 @@ async function spacedRuns(bench: Bench, jobId: string, count: number): Promise<{
   const { rows } = await bench.db.query<{ ms: number; backlog: number }>(
     `SELECT (extract(epoch FROM e.started_at - e.created_at) * 1000)::float8 AS ms,
             (SELECT count(*)::int FROM executions o
-              WHERE o.created_at < e.created_at AND o.finished_at > e.created_at) AS backlog
-       FROM executions e WHERE e.created_at >= $1`,
-    [since],
+              WHERE o.created_at >= $1 AND o.created_at < e.created_at AND o.finished_at > e.created_at) AS backlog
+       FROM executions e WHERE e.created_at >= $1 AND e.job_id = $2`,
+    [since, jobId],
   );
   return rows;
 }

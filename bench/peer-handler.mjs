@@ -1,5 +1,5 @@
-// What the two peer processes (peer-graphile-worker.mjs, peer-pg-boss.mjs) share: the job
-// handler and the IPC link to the bench (peers.ts).
+// What the peer processes (peer-graphile-worker.mjs, peer-pg-boss.mjs, peer-pg-boss-12.mjs) share:
+// the job handlers and the IPC link to the bench (peers.ts).
 //
 // The handler runs `/bin/sh -c true` the way Orbit's spawner runs a command: a real child
 // process, stdout and stderr piped and collected, waited for until it exited and both pipes
@@ -19,6 +19,16 @@ export async function runTrue(payload) {
   const { code, stderr } = await runCommand();
   runs.push({ tag: payload.tag, n: payload.n, startedAt, endedAt: Date.now(), code });
   if (code !== 0) throw new Error(`/bin/sh -c true exited with ${code}: ${stderr}`);
+}
+
+/**
+ * A pg-boss batch handler: its jobs one after the other (a lane of the peer's concurrency). pg-boss
+ * settles a batch as a whole, so a failed job fails the batch, after the others have run.
+ */
+export async function runBatch(jobs) {
+  const errors = [];
+  for (const job of jobs) await runTrue(job.data).catch((error) => errors.push(error));
+  if (errors.length > 0) throw errors[0];
 }
 
 function runCommand() {

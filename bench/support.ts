@@ -26,6 +26,7 @@ export const SCENARIOS = [
   'placement',
   'alerts',
   'dashboard',
+  'growth',
 ] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
@@ -41,6 +42,8 @@ export interface Settings {
   footprintSeconds: number;
   dashboardJobs: number;
   dashboardRows: number;
+  /** The growth scenario's largest table (it also measures at none and at a fifth of it). */
+  growthRows: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -71,6 +74,7 @@ export function readSettings(env: Env = process.env): Settings {
     footprintSeconds: int('BENCH_FOOTPRINT_SECONDS', 30),
     dashboardJobs: int('BENCH_DASHBOARD_JOBS', 10_000),
     dashboardRows: int('BENCH_DASHBOARD_ROWS', 1_000_000),
+    growthRows: int('BENCH_GROWTH_ROWS', 5_000_000),
   };
 }
 
@@ -338,6 +342,11 @@ export async function enqueue(db: pg.Client, jobId: string, count: number, comma
 /** Removes every execution and its output (between scenarios, with no Orbit process running). */
 export async function clearExecutions(db: pg.Client): Promise<void> {
   await db.query('TRUNCATE executions, execution_outputs');
+}
+
+/** Removes one job's executions (their outputs and events go with them), leaving every other row. */
+export async function deleteExecutionsOf(db: pg.Client, jobId: string): Promise<void> {
+  await db.query('DELETE FROM executions WHERE job_id = $1', [jobId]);
 }
 
 /** Removes the bench's jobs whose name starts with `prefix` (their executions must be gone). */

@@ -1,0 +1,328 @@
+/**
+ * Issue 21, target 5: the same measures with a long history in the table. Finished executions
+ * are seeded by SQL, each with the three events a real run leaves (queued, running, succeeded),
+ * as retention keeps them in production (the events table grows with executions, three rows
+ * each); then, with none, a fifth and all of BENCH_GROWTH_ROWS (1,000,000 and 5,000,000 by
+ * default) in the table: the c8 burst (rate beside bare Node's, and CPU per execution), the idle
+ * latency, the claim's plan and time (EXPLAIN ANALYZE of the statement a worker sent), and the
+ * API's lists and read by id beside their bare Node + pg reference. Each figure is printed from
+ * the empty table to the largest, with the target "within 10 % of the empty table's".
+ */
+import {
+  apiServer,
+  API_MINIMUM_ROWS,
+  bulkLoad,
+  describeLoad,
+  EndpointLoads,
+  insertExecutions,
+  loadEndpoints,
+  sampleExecutionIds,
+  seedJobs,
+} from './api.js';
+import { BurstResult, burstOnce, LatencyResult, measureLatency, ORBIT_CPU_PARTS } from './burst.js';
+import { describeCpu } from './cpu.js';
+import { explain, ExplainedStatement } from './explain.js';
+import { CapturedStatement, PgCapture } from './pg-capture.js';
+import {
+  bareNode,
+  BareNode,
+  Bench,
+  clearExecutions,
+  createJob,
+  deleteExecutionsOf,
+  deleteJobs,
+  enqueue,
+  log,
+  ms,
+  perSecond,
+  ratio,
+  scalar,
+  startOrbit,
+  unfinished,
+  until,
+  Verdict,
+  verdict,
+} from './support.js';
+
+const PREFIX = 'bench-growth-';
+const CONCURRENCY = 8;
+/** Target 5: each figure within this share of the empty table's. */
+const WITHIN = 0.1;
+/** Target 4, which must hold at every size: Orbit's req/s at least this share of the reference's… */
+const API_RPS_SHARE = 0.9;
+/** …and its p99 at most this multiple of the reference's. */
+const API_P99_SHARE = 1.25;
+/** The history is spread over this many days, inside retention's default 30: no sweep prunes it meanwhile. */
+const HISTORY_DAYS = 20;
+/** EXPLAIN ANALYZE runs of the claim per size; the median time is reported. */
+const CLAIM_RUNS = 5;
+
+interface Step {
+  rows: number;
+  /** Seconds the seeding up to this size took (its share; VACUUM ANALYZE included). */
+  seedSeconds: number;
+  bare: BareNode;
+  burst: BurstResult;
+  latency: LatencyResult;
+  claim: { nodes: string[]; indexOnly: boolean; executionMs: number; planningMs: number; text: string };
+  /** The API at this size; none on the empty table (nothing to list). */
+  api: EndpointLoads | null;
+  tables: { executionsBytes: number; eventsRows: number; eventsBytes: number };
+}
+
+export async function runGrowth(bench: Bench): Promise<void> {
+  const { db } = bench;
+  const largest = bench.settings.growthRows;
+  const sizes = [0, Math.round(largest / 5), largest];
+  if (sizes[1]! < API_MINIMUM_ROWS) {
+    throw new Error(`BENCH_GROWTH_ROWS must be at least ${API_MINIMUM_ROWS * 5}: its fifth loads the API`);
+  }
+  const since = new Date();
+  await clearExecutions(db);
+  const eventsBefore = await scalar<string>(db, 'SELECT coalesce(max(seq), 0)::text AS value FROM events');
+  const burstJob = await createJob(db, `${PREFIX}burst`);
+  const latencyJob = await createJob(db, `${PREFIX}latency`);
+  const historyJobs = await seedJobs(db, `${PREFIX}history-`);
+  const server = await apiServer();
+  const newest = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+  const spacingMs = (HISTORY_DAYS * 86_400_000) / largest;
+  const steps: Step[] = [];
+  try {
+    const claim = await captureClaim(bench, burstJob);
+    let seeded = 0;
+    for (const rows of sizes) {
+      let seedSeconds = 0;
+      if (rows > seeded) {
+        const began = Date.now();
+        log(`growth: seeding executions ${seeded + 1}–${rows}, three events each`);
+        const range = { jobIds: historyJobs, from: seeded + 1, to: rows, newest, spacingMs, events: true };
+        await bulkLoad(db, () => insertExecutions(bench, range));
+        // as autovacuum would after such an insert: statistics for the planner, hint bits set
+        await db.query('VACUUM (ANALYZE) executions');
+        await db.query('VACUUM (ANALYZE) events');
+        seedSeconds = (Date.now() - began) / 1000;
+        log(`growth: ${rows} executions in the table (${seedSeconds.toFixed(0)} s for these)`);
+        seeded = rows;
+      }
+      steps.push(await measure(bench, rows, seedSeconds, { burstJob, latencyJob, historyJobs, claim, server }));
+    }
+    report(bench, steps);
+  } finally {
+    // the burst's and latency's own rows went after each of them; the history goes here, with its events
+    // (no trigger deletes those on a TRUNCATE)
+    await clearExecutions(db);
+    await db.query('DELETE FROM events WHERE seq > $1 AND job_id = ANY ($2::uuid[])', [
+      eventsBefore,
+      [burstJob, latencyJob, ...historyJobs],
+    ]);
+    await deleteJobs(db, PREFIX);
+    await db.query(`DELETE FROM audit_events WHERE created_at >= $1`, [since]);
+  }
+}
+
+interface Context {
+  burstJob: string;
+  latencyJob: string;
+  historyJobs: string[];
+  claim: CapturedStatement;
+  server: Awaited<ReturnType<typeof apiServer>>;
+}
+
+async function measure(bench: Bench, rows: number, seedSeconds: number, context: Context): Promise<Step> {
+  const { db, settings } = bench;
+  const { burstJob, latencyJob } = context;
+  const size = count(rows);
+  log(`growth ${size}: bare Node, ${settings.burst} × /bin/sh -c true at concurrency ${CONCURRENCY}`);
+  const bare = await bareNode(settings.burst, CONCURRENCY);
+  log(`growth ${size}: bare Node ${perSecond(bare.perSecond)}; Orbit, 1 worker at concurrency ${CONCURRENCY}`);
+  const burst = await burstOnce(bench, burstJob, [CONCURRENCY], () => deleteExecutionsOf(db, burstJob));
+  bench.executionsRun += settings.burst;
+  log(`growth ${size}: Orbit ${perSecond(burst.perSecond)}, CPU ${describeCpu(burst.cpuMs, ORBIT_CPU_PARTS)}`);
+  const latency = await measureLatency(bench, latencyJob, () => deleteExecutionsOf(db, latencyJob));
+  log(`growth ${size}: idle latency p50 ${ms(latency.latency.p50)}, p99 ${ms(latency.latency.p99)}`);
+  const claim = await explainClaim(bench, context.claim, burstJob);
+  log(`growth ${size}: claim ${claim.nodes.join(' → ')} (${claim.executionMs.toFixed(2)} ms)\n${claim.text}`);
+  let api: EndpointLoads | null = null;
+  if (rows > 0) {
+    const sampleIds = await sampleExecutionIds(bench);
+    api = await loadEndpoints(bench, context.server, context.historyJobs, sampleIds, `growth-api-${size}`);
+  }
+  const { rows: sizes } = await db.query<{ executions: string; events: string; eventRows: string }>(
+    `SELECT pg_total_relation_size('executions') AS executions, pg_total_relation_size('events') AS events,
+            (SELECT count(*) FROM events) AS "eventRows"`,
+  );
+  const tables = {
+    executionsBytes: Number(sizes[0]!.executions),
+    eventsBytes: Number(sizes[0]!.events),
+    eventsRows: Number(sizes[0]!.eventRows),
+  };
+  return { rows, seedSeconds, bare, burst, latency, claim, api, tables };
+}
+
+/**
+ * The claim as a worker sends it: a worker whose connection goes through the capturing proxy
+ * runs one execution of the job; its `FOR UPDATE SKIP LOCKED` read of QUEUED rows is the claim.
+ */
+async function captureClaim(bench: Bench, jobId: string): Promise<CapturedStatement> {
+  const target = new URL(bench.url);
+  const capture = await PgCapture.start(target.hostname, Number(target.port));
+  try {
+    const worker = await startOrbit(bench, 'worker', 'growth-claim-capture', {
+      ORBIT_WORKER_CONCURRENCY: String(CONCURRENCY),
+      DATABASE_URL: capture.urlFor(bench.url),
+    });
+    try {
+      await enqueue(bench.db, jobId, 1);
+      bench.executionsRun += 1;
+      await until('the captured run to finish', async () => (await unfinished(bench.db)) === 0, 60_000);
+    } finally {
+      await worker.stop();
+    }
+  } finally {
+    await capture.close();
+    await deleteExecutionsOf(bench.db, jobId);
+  }
+  const claim = capture.statements.find((s) => /status = 'QUEUED'/.test(s.sql) && /SKIP LOCKED/i.test(s.sql));
+  if (!claim) throw new Error(`no claim among the ${capture.statements.length} statements the worker sent`);
+  return claim;
+}
+
+/**
+ * EXPLAIN ANALYZE of the claim with a burst's worth of the job's executions queued (due before
+ * the captured `now`, so that it finds them), each run rolled back; the median time.
+ */
+async function explainClaim(bench: Bench, claim: CapturedStatement, jobId: string): Promise<Step['claim']> {
+  const { db } = bench;
+  await enqueue(db, jobId, bench.settings.burst);
+  try {
+    await db.query(`UPDATE executions SET due_at = due_at - interval '1 day' WHERE job_id = $1`, [jobId]);
+    await db.query('ANALYZE executions');
+    const runs: ExplainedStatement[] = [];
+    for (let i = 0; i < CLAIM_RUNS; i++) runs.push(await explain(db, claim));
+    const times = runs.map((r) => r.executionMs).sort((a, b) => a - b);
+    const last = runs[runs.length - 1]!;
+    return {
+      nodes: last.nodes,
+      indexOnly: last.indexOnly,
+      executionMs: times[Math.floor(times.length / 2)]!,
+      planningMs: last.planningMs,
+      text: last.text,
+    };
+  } finally {
+    await deleteExecutionsOf(db, jobId);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// the report
+
+/** 0, 200k, 1M, 5M */
+function count(rows: number): string {
+  if (rows >= 1e6 && rows % 1e5 === 0) return `${rows / 1e6}M`;
+  if (rows >= 1e3 && rows % 100 === 0) return `${rows / 1e3}k`;
+  return String(rows);
+}
+
+/** `0: a; 1M: b; 5M: c` */
+const along = (steps: Step[], figure: (step: Step) => string) =>
+  steps.map((step) => `${count(step.rows)}: ${figure(step)}`).join('; ');
+
+function report(bench: Bench, steps: Step[]): void {
+  const empty = steps[0]!;
+  const full = steps[steps.length - 1]!;
+  const within = `within ${WITHIN * 100} % of the empty table's`;
+  const row = (measure: string, figure: string, share: number, met: boolean, target = within) =>
+    bench.report.add({ scenario: 'growth', measure, figure, target, ratio: ratio(share), verdict: verdict(met) });
+
+  // the burst against bare Node of the same step, so that the machine's drift between steps cancels
+  const shareOfBare = (step: Step) => step.burst.perSecond / step.bare.perSecond;
+  const burstShare = shareOfBare(full) / shareOfBare(empty);
+  row(
+    `c${CONCURRENCY} burst of ${bench.settings.burst}, 1 worker (bare Node c${CONCURRENCY} of the same step)`,
+    along(
+      steps,
+      (s) => `${perSecond(s.burst.perSecond)} (${ratio(shareOfBare(s))}× bare ${perSecond(s.bare.perSecond)})`,
+    ),
+    burstShare,
+    burstShare >= 1 - WITHIN && full.burst.failed === 0,
+    `${within} (× bare Node)`,
+  );
+  const cpu = (step: Step) => step.burst.cpuMs.besideCommands!;
+  const cpuShare = cpu(full) / cpu(empty);
+  row(
+    '… CPU per execution beside the commands (worker + spawner + PostgreSQL)',
+    along(steps, (s) => describeCpu(s.burst.cpuMs, ORBIT_CPU_PARTS)),
+    cpuShare,
+    cpuShare <= 1 + WITHIN,
+  );
+  for (const q of ['p50', 'p99'] as const) {
+    const share = full.latency.latency[q] / empty.latency.latency[q];
+    row(
+      `idle latency ${q}, ${bench.settings.latencyRuns} runs 20 ms apart`,
+      along(steps, (s) => ms(s.latency.latency[q])),
+      share,
+      share <= 1 + WITHIN,
+    );
+  }
+  const claimShare = full.claim.executionMs / empty.claim.executionMs;
+  const samePlan = full.claim.nodes.join() === empty.claim.nodes.join();
+  row(
+    `the claim (EXPLAIN ANALYZE, median of ${CLAIM_RUNS}, ${bench.settings.burst} queued): ${full.claim.nodes.join(' → ')}`,
+    along(steps, (s) => `${s.claim.executionMs.toFixed(2)} ms${s.claim.indexOnly ? '' : ' (Seq Scan)'}`),
+    claimShare,
+    claimShare <= 1 + WITHIN && samePlan && full.claim.indexOnly,
+    `${within}, the same plan${samePlan ? '' : ` (at 0: ${empty.claim.nodes.join(' → ')})`}`,
+  );
+  const loaded = steps.filter((s): s is Step & { api: EndpointLoads } => s.api !== null);
+  for (const endpoint of loaded[0]?.api.endpoints ?? []) {
+    const at = (s: Step & { api: EndpointLoads }) => ({
+      orbit: s.api.loads[endpoint.key]!,
+      bare: s.api.references[endpoint.key]!,
+    });
+    const holds = loaded.every((s) => {
+      const { orbit, bare } = at(s);
+      return (
+        orbit.requestsPerSecond >= API_RPS_SHARE * bare.requestsPerSecond &&
+        orbit.latencyMs.p99 <= API_P99_SHARE * bare.latencyMs.p99 &&
+        orbit.non2xx + orbit.errors + orbit.timeouts === 0
+      );
+    });
+    const last = at(loaded[loaded.length - 1]!);
+    const outcome: Verdict = verdict(holds);
+    bench.report.add({
+      scenario: 'growth',
+      measure: `${endpoint.label}, 50 conn. (bare Node + pg at each size)`,
+      figure: loaded
+        .map((s) => `${count(s.rows)}: ${describeLoad(at(s).orbit)} (ref ${describeLoad(at(s).bare)})`)
+        .join('; '),
+      target: `at every size ≥ ${API_RPS_SHARE} × the reference's req/s, p99 ≤ ${API_P99_SHARE} × its p99`,
+      ratio: ratio(last.orbit.requestsPerSecond / last.bare.requestsPerSecond),
+      verdict: outcome,
+    });
+  }
+  bench.report.add({
+    scenario: 'growth',
+    measure: 'seeded history: finished executions with three events each, by SQL (VACUUM ANALYZE included)',
+    figure: along(
+      steps,
+      (s) =>
+        `executions ${(s.tables.executionsBytes / 1e6).toFixed(0)} MB, events ${s.tables.eventsRows} rows ` +
+        `${(s.tables.eventsBytes / 1e6).toFixed(0)} MB${s.seedSeconds > 0 ? `, seeded in ${s.seedSeconds.toFixed(0)} s` : ''}`,
+    ),
+    target: 'report',
+    verdict: 'info',
+  });
+  bench.report.figure(
+    'growth',
+    steps.map((s) => ({
+      rows: s.rows,
+      seedSeconds: s.seedSeconds,
+      tables: s.tables,
+      bareNodeC8: s.bare,
+      burstC8: s.burst,
+      idleLatencyMs: s.latency,
+      claim: s.claim,
+      api: s.api && { loads: s.api.loads, reference: s.api.references },
+    })),
+  );
+}
