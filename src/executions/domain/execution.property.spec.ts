@@ -186,77 +186,11 @@ describe('Execution against a reference model of the seed diagram', () => {
               command: 'echo model',
               maxRetries: 1,
               timeoutSeconds: 60,
+              maxDurationSeconds: null,
               workerSelector: {},
               maxConcurrent: null,
               concurrencyGroup: null,
               priority: 0,
-            });
-          }
-        },
-      ),
-      { numRuns: 500 },
-    );
-  });
-  it('every random history of actions behaves as the model says: status, refusals, timestamps', () => {
-    fc.assert(
-      fc.property(
-        fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }),
-        history,
-        (createdAt, steps: Step[]) => {
-          const execution = Execution.create(
-            { jobId: 'job-1', command: 'echo model', maxRetries: 1, timeoutSeconds: 60, maxDurationSeconds: null },
-            createdAt,
-          );
-          let expected: Observed = {
-            status: 'QUEUED',
-            startedAt: null,
-            finishedAt: null,
-            exitCode: null,
-            errorMessage: null,
-            workerId: null,
-          };
-          let finalSnapshot: Observed | null = null;
-          let now = createdAt.getTime();
-
-          expect(observe(execution)).toEqual(expected);
-          for (const { action, advanceMs } of steps) {
-            now += advanceMs;
-            const { next, outcome } = model(expected, action, now);
-
-            let thrown: unknown = null;
-            try {
-              apply(execution, action, new Date(now));
-            } catch (error) {
-              thrown = error;
-            }
-
-            if (outcome.ok) {
-              expect(thrown).toBeNull();
-            } else {
-              expect(thrown).toBeInstanceOf(
-                outcome.error === 'IllegalTransition' ? IllegalTransitionError : InvalidArgumentError,
-              );
-              expect(outcome.messages).toContain((thrown as Error).message);
-            }
-            expected = next;
-            expect(observe(execution)).toEqual(expected);
-
-            // Once final, nothing ever changes again.
-            if (finalSnapshot) expect(observe(execution)).toEqual(finalSnapshot);
-            if (FINAL.includes(execution.status)) finalSnapshot ??= observe(execution);
-
-            // Timestamps tell the story: finishedAt exactly when final, never before startedAt.
-            expect(execution.finishedAt !== null).toBe(FINAL.includes(execution.status as Status));
-            if (execution.startedAt && execution.finishedAt) {
-              expect(execution.finishedAt.getTime()).toBeGreaterThan(execution.startedAt.getTime());
-            }
-            // The copied configuration never moves.
-            expect(execution.snapshot()).toEqual({
-              jobId: 'job-1',
-              command: 'echo model',
-              maxRetries: 1,
-              timeoutSeconds: 60,
-              maxDurationSeconds: null,
             });
           }
         },

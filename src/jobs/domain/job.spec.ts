@@ -62,36 +62,8 @@ describe('Job.create', () => {
       startsAt: null,
       endsAt: null,
       jitterSeconds: 0,
-    });
-  });
-  it('a job with only name, command and cron takes every default', () => {
-    const job = Job.create(newJob(), NOW);
-
-    expect(job.toProps()).toEqual({
-      id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
-      name: 'nightly backup',
-      command: 'pg_dump orbit > /backups/orbit.sql',
-      cronExpression: '0 3 * * *',
-      timezone: 'UTC',
-      maxRetries: 0,
-      timeoutSeconds: 3600,
-      enabled: true,
-      misfirePolicy: 'RUN_ONCE',
-      concurrencyPolicy: 'ALLOW',
-      alerts: [],
       lateAfterSeconds: null,
       maxDurationSeconds: null,
-      createdAt: NOW,
-      updatedAt: NOW,
-      nextRunAt: new Date('2026-01-11T03:00:00.000Z'),
-      version: 1,
-      pausedNote: null,
-      resumeAt: null,
-      triggers: [],
-      parameters: [],
-      startsAt: null,
-      endsAt: null,
-      jitterSeconds: 0,
     });
   });
 
@@ -158,45 +130,6 @@ describe('Job.create', () => {
       startsAt: null,
       endsAt: null,
       jitterSeconds: 0,
-    });
-  });
-  it('every setting given is kept', () => {
-    const job = Job.create(
-      newJob({
-        timezone: 'Europe/Berlin',
-        maxRetries: 3,
-        timeoutSeconds: 120,
-        enabled: false,
-        misfirePolicy: 'SKIP',
-        concurrencyPolicy: 'FORBID',
-        alerts: [{ channel: 'ops', on: ['failed', 'recovered'] }, { channel: 'mail' }],
-        workerSelector: { region: 'eu', gpu: 'true' },
-        runOn: 'all',
-        concurrencyGroup: 'db',
-        priority: -3,
-      }),
-      NOW,
-    );
-
-    expect(job.settings()).toEqual({
-      workerSelector: { gpu: 'true', region: 'eu' },
-      runOn: 'all',
-      maxConcurrent: null,
-      concurrencyGroup: 'db',
-      priority: -3,
-      name: 'nightly backup',
-      command: 'pg_dump orbit > /backups/orbit.sql',
-      cronExpression: '0 3 * * *',
-      timezone: 'Europe/Berlin',
-      maxRetries: 3,
-      timeoutSeconds: 120,
-      enabled: false,
-      misfirePolicy: 'SKIP',
-      concurrencyPolicy: 'FORBID',
-      alerts: [
-        { channel: 'ops', on: ['failed', 'recovered'] },
-        { channel: 'mail', on: ['failed'] },
-      ],
       lateAfterSeconds: null,
       maxDurationSeconds: null,
     });
