@@ -24,6 +24,22 @@ export interface JobSnapshot {
   maxDurationSeconds: number | null;
 }
 
+/** The job's settings a run copies: the one list forJob and snapshot follow. */
+const COPIED_FROM_JOB = [
+  'command',
+  'maxRetries',
+  'timeoutSeconds',
+  'maxDurationSeconds',
+  'workerSelector',
+  'maxConcurrent',
+  'concurrencyGroup',
+  'priority',
+] as const satisfies readonly (keyof JobSnapshot)[];
+
+function pick<T, K extends keyof T>(source: T, keys: readonly K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((key) => [key, source[key]])) as Pick<T, K>;
+}
+
 type PlacementField = 'workerSelector' | 'maxConcurrent' | 'concurrencyGroup' | 'priority';
 /** Job settings a snapshot may leave out (older callers, tests): they take their defaults. */
 type DefaultedField = PlacementField | 'maxDurationSeconds';
@@ -126,32 +142,7 @@ export class Execution {
 
   /** A run of `job` with a copy of its configuration as it is now. */
   static forJob(job: JobConfiguration, now: Date, options: NewExecution = {}): Execution {
-    const {
-      id: jobId,
-      command,
-      maxRetries,
-      timeoutSeconds,
-      maxDurationSeconds,
-      workerSelector,
-      maxConcurrent,
-      concurrencyGroup,
-      priority,
-    } = job;
-    return Execution.create(
-      {
-        jobId,
-        command,
-        maxRetries,
-        timeoutSeconds,
-        maxDurationSeconds,
-        workerSelector,
-        maxConcurrent,
-        concurrencyGroup,
-        priority,
-      },
-      now,
-      options,
-    );
+    return Execution.create({ jobId: job.id, ...pick(job, COPIED_FROM_JOB) }, now, options);
   }
 
   static restore(props: ExecutionProps): Execution {
@@ -225,28 +216,7 @@ export class Execution {
   }
 
   snapshot(): JobSnapshot {
-    const {
-      jobId,
-      command,
-      maxRetries,
-      timeoutSeconds,
-      maxDurationSeconds,
-      workerSelector,
-      maxConcurrent,
-      concurrencyGroup,
-      priority,
-    } = this.props;
-    return {
-      jobId,
-      command,
-      maxRetries,
-      timeoutSeconds,
-      maxDurationSeconds,
-      workerSelector,
-      maxConcurrent,
-      concurrencyGroup,
-      priority,
-    };
+    return { jobId: this.props.jobId, ...pick(this.props, COPIED_FROM_JOB) };
   }
 
   /** Called by the repository once a conditional write landed: the stored version moved on. */
