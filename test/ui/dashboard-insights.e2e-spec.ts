@@ -201,6 +201,11 @@ describe('the dashboard insights in a real browser', () => {
 
     await tabTo(page.getByRole('button', { name: 'Pause', exact: true }));
     await page.keyboard.press('Space');
+    // the pause dialog (a note, a resume instant) is confirmed from the keyboard too
+    const confirmPause = page.getByRole('dialog').getByRole('button', { name: 'Pause', exact: true });
+    await confirmPause.waitFor();
+    await tabTo(confirmPause);
+    await page.keyboard.press('Enter');
     await page.getByRole('button', { name: 'Resume', exact: true }).waitFor();
     expect((await api().get(`/jobs/${jobs.steady.id}`).expect(200)).body.enabled).toBe(false);
     await tabTo(page.getByRole('button', { name: 'Resume', exact: true }));
