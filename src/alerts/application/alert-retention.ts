@@ -1,12 +1,11 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import { JobsService } from '../../jobs/application/jobs.service.js';
+import { SweepSchedule } from '../../shared/application/sweep-schedule.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { DeliveryRepository } from './delivery.repository.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** The first sweep runs this soon after start (or after one interval, if that is shorter). */
-const FIRST_SWEEP_DELAY_MS = 5_000;
 
 export interface AlertSweepResult {
   /** Deliveries deleted, with their attempts. */
@@ -27,10 +26,7 @@ export interface AlertSweepResult {
 @Injectable()
 export class AlertRetention implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(AlertRetention.name);
-  private firstTimer: NodeJS.Timeout | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<unknown> | undefined;
-  private stopping = false;
+  private readonly schedule = new SweepSchedule('Alert retention sweep', () => this.sweep(), this.logger);
 
   constructor(
     private readonly config: OrbitConfig,
@@ -41,30 +37,23 @@ export class AlertRetention implements OnApplicationBootstrap, BeforeApplication
 
   onApplicationBootstrap(): void {
     if (this.config.role === 'api') return;
-    const everyMs = this.config.retentionIntervalSeconds * 1000;
-    this.firstTimer = setTimeout(() => this.tick(), Math.min(FIRST_SWEEP_DELAY_MS, everyMs));
-    this.timer = setInterval(() => this.tick(), everyMs);
-    this.firstTimer.unref();
-    this.timer.unref();
+    this.schedule.start(this.config.retentionIntervalSeconds * 1000);
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    clearTimeout(this.firstTimer);
-    clearInterval(this.timer);
-    await this.sweeping;
+  beforeApplicationShutdown(): Promise<void> {
+    return this.schedule.stop();
   }
 
   async sweep(now: Date = this.clock.now()): Promise<AlertSweepResult> {
     const { retentionDays, retentionBatchSize } = this.config;
     const olderThan = new Date(now.getTime() - retentionDays * DAY_MS);
     const result: AlertSweepResult = { deliveries: 0, jobStates: 0 };
-    for (let count = retentionBatchSize; count === retentionBatchSize && !this.stopping;) {
+    for (let count = retentionBatchSize; count === retentionBatchSize && !this.schedule.stopping;) {
       count = await this.deliveries.pruneFinished(olderThan, retentionBatchSize);
       result.deliveries += count;
     }
     let after: string | null = null;
-    while (!this.stopping) {
+    while (!this.schedule.stopping) {
       const stale = await this.deliveries.staleJobStates(olderThan, after, retentionBatchSize);
       const live = await this.jobs.alertsOf(stale.filter((state) => state.failing).map((state) => state.jobId));
       const gone = stale.filter((state) => !state.failing || !live.has(state.jobId)).map((state) => state.jobId);
@@ -78,14 +67,5 @@ export class AlertRetention implements OnApplicationBootstrap, BeforeApplication
       );
     }
     return result;
-  }
-
-  private tick(): void {
-    if (this.sweeping || this.stopping) return;
-    this.sweeping = this.sweep()
-      .catch((error: unknown) => this.logger.warn(`Alert retention sweep failed: ${String(error)}`))
-      .finally(() => {
-        this.sweeping = undefined;
-      });
   }
 }

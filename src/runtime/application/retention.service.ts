@@ -3,11 +3,10 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { OrbitConfig } from '../../config/orbit-config.js';
 import { EventRetention } from '../../events/application/event-retention.js';
 import { ExecutionRetentionRepository } from '../../executions/application/execution-retention.repository.js';
+import { SweepSchedule } from '../../shared/application/sweep-schedule.js';
 import { Clock } from '../../shared/domain/clock.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** The first sweep runs this soon after start (or after one interval, if that is shorter). */
-const FIRST_SWEEP_DELAY_MS = 5_000;
 
 export interface SweepResult {
   /** Executions deleted (their output and their events went with them). */
@@ -32,10 +31,7 @@ export interface SweepResult {
 @Injectable()
 export class RetentionService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(RetentionService.name);
-  private firstTimer: NodeJS.Timeout | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<unknown> | undefined;
-  private stopping = false;
+  private readonly schedule = new SweepSchedule('Retention sweep', () => this.sweep(), this.logger);
 
   constructor(
     private readonly config: OrbitConfig,
@@ -45,18 +41,11 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
   ) {}
 
   onApplicationBootstrap(): void {
-    const everyMs = this.config.retentionIntervalSeconds * 1000;
-    this.firstTimer = setTimeout(() => this.tick(), Math.min(FIRST_SWEEP_DELAY_MS, everyMs));
-    this.timer = setInterval(() => this.tick(), everyMs);
-    this.firstTimer.unref();
-    this.timer.unref();
+    this.schedule.start(this.config.retentionIntervalSeconds * 1000);
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    clearTimeout(this.firstTimer);
-    clearInterval(this.timer);
-    await this.sweeping;
+  beforeApplicationShutdown(): Promise<void> {
+    return this.schedule.stop();
   }
 
   /**
@@ -74,10 +63,10 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
       const count = await this.retention.pruneBatch(olderThan, retentionKeepPerJob, retentionBatchSize);
       deleted += count;
       batches++;
-      if (count < retentionBatchSize || this.stopping) break;
+      if (count < retentionBatchSize || this.schedule.stopping) break;
     }
     let jobEvents = 0;
-    while (!this.stopping) {
+    while (!this.schedule.stopping) {
       const count = await this.events.pruneJobEvents(olderThan, retentionBatchSize);
       jobEvents += count;
       if (count < retentionBatchSize) break;
@@ -92,12 +81,4 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
   }
 
   /** A timer's sweep, unless the previous one still runs. */
-  private tick(): void {
-    if (this.sweeping || this.stopping) return;
-    this.sweeping = this.sweep()
-      .catch((error: unknown) => this.logger.warn(`Retention sweep failed: ${String(error)}`))
-      .finally(() => {
-        this.sweeping = undefined;
-      });
-  }
 }
