@@ -170,6 +170,9 @@ export interface OrbitProcess {
 
 const live = new Set<OrbitProcess>();
 
+/** Node flags for every Orbit process the bench starts, e.g. BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile them. */
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
 /** Warnings and errors each stopped Orbit process logged, by process name. */
 export const logProblems: Record<string, ReturnType<typeof problemsIn>> = {};
 
@@ -191,7 +194,7 @@ export async function startOrbit(
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !STRIPPED_ENV.test(key)));
   let child: ChildProcess;
   try {
-    child = spawn(process.execPath, [bench.main, role], {
+    child = spawn(process.execPath, [...NODE_ARGS, bench.main, role], {
       cwd: ROOT,
       env: { ...inherited, DATABASE_URL: bench.url, ORBIT_WORK_DIR: bench.workDir, ...env },
       stdio: ['ignore', fd, fd],
