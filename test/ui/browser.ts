@@ -54,3 +54,13 @@ export async function accessibilityProblems(page: Page): Promise<string[]> {
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
+
+/** A folded section of a form (native details) by the title its summary starts with. */
+export function formSection(page: Page, title: string) {
+  const summary = page.locator('summary').filter({ hasText: new RegExp(`^${title}`) });
+  return {
+    /** As a reader does: a click on its summary. */
+    toggle: () => summary.click(),
+    isOpen: async () => (await summary.locator('..').getAttribute('open')) !== null,
+  };
+}

@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
-import { accessibilityProblems, launchBrowser, openTab, PageTrouble } from './browser.js';
+import { accessibilityProblems, formSection, launchBrowser, openTab, PageTrouble } from './browser.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
 type Body = Record<string, any>;
@@ -45,10 +45,12 @@ describe('the dashboard: chains, parameters and run-at', () => {
     await page.getByLabel('Name', { exact: true }).fill('load');
     await page.getByLabel('Command').fill('echo "$ORBIT_PARAM_TARGET"');
     await page.getByLabel('No schedule').check();
+    await formSection(page, 'Chains and parameters').toggle();
     await page.getByLabel('Runs after').fill('extract: SUCCEEDED, FAILED');
     await page
       .getByLabel('Parameters')
       .fill('[{ "name": "TARGET", "default": "staging", "pattern": "staging|production" }]');
+    await formSection(page, 'Which slots fire').toggle();
     await page.getByLabel('Starts at').fill('2026-01-01T00:00:00Z');
     await page.getByLabel('Jitter (seconds)').fill('5000');
     await page.getByRole('button', { name: 'Save', exact: true }).click();

@@ -4,7 +4,7 @@ import request from 'supertest';
 import { startReceiver } from '../alerts/support.js';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
-import { accessibilityProblems, launchBrowser, openTab } from './browser.js';
+import { accessibilityProblems, formSection, launchBrowser, openTab } from './browser.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
@@ -73,6 +73,7 @@ describe('the dashboard: channels, alert rules and deliveries', () => {
     await page.getByLabel('Name').fill('ui-alerting');
     await page.getByLabel('Command').fill('exit 4');
     await page.getByLabel('Cron expression').fill('0 3 * * *');
+    await formSection(page, 'Alerts').toggle();
     await page.getByLabel('Alerts').fill('ui-hook: failed, late');
     await page.getByLabel('Late after (seconds)').fill('600');
     await page.getByLabel('Long-running after (seconds)').fill('30');

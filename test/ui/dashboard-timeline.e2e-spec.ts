@@ -2,8 +2,8 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
-import { waitFor } from '../support/wait.js';
 import { accessibilityProblems, launchBrowser, openTab, PageTrouble } from './browser.js';
+import { jobWithEveryFate } from './timeline-setup.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
 type Body = Record<string, any>;
@@ -24,10 +24,6 @@ describe('the dashboard: why a job did not run, and pausing with a note', () => 
     expect(res.status).toBe(201);
     return res.body as Body;
   }
-  const slotEvents = async (jobId: string) =>
-    (await t.db.sql(`SELECT type FROM events WHERE job_id = $1 AND type LIKE 'slot.%'`, [jobId])).rows.map(
-      (row) => row.type as string,
-    );
 
   beforeAll(async () => {
     t = await createTestApp({ role: 'all' });
@@ -51,19 +47,7 @@ describe('the dashboard: why a job did not run, and pausing with a note', () => 
   afterEach(() => expect(trouble).toEqual({ errors: [], dialogs: [] }));
 
   it('the timeline shows a fired, a skipped (FORBID) and a missed slot', async () => {
-    // every second, each run two seconds long: FORBID skips the slots while one runs
-    const job = await createJob({ command: 'sleep 2', cronExpression: '* * * * * *', concurrencyPolicy: 'FORBID' });
-    await waitFor(async () => ((await slotEvents(job.id)).includes('slot.skipped') ? true : undefined), 'a skip');
-    // as if no scheduler had run for half a minute: the next pass finds the slot long past (a misfire)
-    await t.db.sql(`UPDATE jobs SET next_run_at = date_trunc('second', now()) - interval '30 seconds' WHERE id = $1`, [
-      job.id,
-    ]);
-    await waitFor(async () => ((await slotEvents(job.id)).includes('slot.missed') ? true : undefined), 'a misfire');
-    await api().post(`/jobs/${job.id}/pause`).send({ note: 'seen enough' }).expect(200);
-
-    const now = Date.now();
-    const from = new Date(Math.floor(now / 1000) * 1000 - 60_000).toISOString();
-    const to = new Date(Math.floor(now / 1000) * 1000 + 5_000).toISOString();
+    const { job, from, to } = await jobWithEveryFate(t, `ui-timeline-${Math.random().toString(36).slice(2, 10)}`);
     await page.goto(`/ui/jobs/${job.id}?from=${from}&to=${to}`);
     const slots = page.getByRole('list', { name: 'Slots' });
     await slots.getByText('fired', { exact: true }).first().waitFor();

@@ -5,7 +5,7 @@ import { PlacementSweep } from '../../src/runtime/application/placement-sweep.js
 import { WorkerService } from '../../src/runtime/application/worker.service.js';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
-import { accessibilityProblems, launchBrowser, openTab, PageTrouble } from './browser.js';
+import { accessibilityProblems, formSection, launchBrowser, openTab, PageTrouble } from './browser.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
 type Body = Record<string, any>;
@@ -61,6 +61,7 @@ describe('the dashboard shows placement: workers’ labels and drain, the job fo
     await page.getByLabel('Name').fill('ui-placed');
     await page.getByLabel('Command').fill('true');
     await page.getByLabel('Cron expression').fill('@daily');
+    await formSection(page, 'Where it runs').toggle();
     await page.getByLabel('Worker selector').fill('region=eu, disk=ssd');
     await page.getByLabel('Run on').selectOption('all');
     await page.getByLabel('Priority').fill('7');
@@ -83,6 +84,45 @@ describe('the dashboard shows placement: workers’ labels and drain, the job fo
     await page.goto(`/ui/jobs/${jobs[0]!.id}/edit`);
     expect(await page.getByLabel('Worker selector').inputValue()).toBe('disk=ssd, region=eu');
     expect(await page.getByLabel('Run on').inputValue()).toBe('all');
+  });
+
+  it('a refused value in a folded section opens it on Save, its message beside the field; a placed job opens "Where it runs" to edit', async () => {
+    await page.goto('/ui/jobs/new');
+    const where = formSection(page, 'Where it runs');
+    expect(await where.isOpen()).toBe(false);
+    await page.getByLabel('Name').fill('ui-priority');
+    await page.getByLabel('Command').fill('true');
+    await page.getByLabel('Cron expression').fill('@daily');
+    await where.toggle();
+    await page.getByLabel('Priority').fill('500');
+    await where.toggle(); // folded again before saving
+    expect(await where.isOpen()).toBe(false);
+    const message = page.locator('#priority-error').getByText('priority must be an integer from -100 to 100');
+    await button('Save').click();
+    await message.waitFor(); // visible: the section opened
+    expect(await where.isOpen()).toBe(true);
+    expect(await page.getByLabel('Priority').getAttribute('aria-describedby')).toContain('priority-error');
+    expect(await formSection(page, 'Alerts').isOpen()).toBe(false);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    // folded once more, the next refused save opens it again
+    await where.toggle();
+    await button('Save').click();
+    await waitFor(async () => ((await where.isOpen()) ? true : undefined), 'the section to open again');
+    await message.waitFor();
+
+    const placed = (
+      await api()
+        .post('/jobs')
+        .send({ name: 'ui-low', command: 'true', cronExpression: '@daily', priority: -5 })
+        .expect(201)
+    ).body as Body;
+    await page.goto(`/ui/jobs/${placed.id}/edit`);
+    await page.getByRole('heading', { name: 'Edit job', level: 1 }).waitFor();
+    expect(await where.isOpen()).toBe(true);
+    expect(await page.getByLabel('Priority').inputValue()).toBe('-5');
+    for (const folded of ['Which slots fire', 'Chains and parameters', 'Alerts']) {
+      expect([folded, await formSection(page, folded).isOpen()]).toEqual([folded, false]);
+    }
   });
 
   it('a queued run no live worker can take says what it waits for on its page', async () => {

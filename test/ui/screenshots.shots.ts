@@ -1,9 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
+import { startReceiver, startSmtp } from '../alerts/support.js';
 import { createTestApp, TEST_ADMIN_TOKEN } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 import { launchBrowser, openTab } from './browser.js';
+import { jobWithEveryFate } from './timeline-setup.js';
 
 /**
  * `npm run screenshots`: a picture of each page of the dashboard, from the setup of the browser
@@ -13,7 +15,12 @@ const OUT = new URL('../../docs/screenshots/', import.meta.url).pathname;
 
 it('takes a screenshot of each page', async () => {
   mkdirSync(OUT, { recursive: true });
-  const t = await createTestApp({ role: 'all' });
+  const receiver = await startReceiver();
+  const smtp = await startSmtp();
+  const t = await createTestApp({
+    role: 'all',
+    env: { ORBIT_ALERTS_ALLOW_PRIVATE: 'true', ORBIT_SMTP_URL: smtp.url, ORBIT_SMTP_FROM: 'orbit@example.com' },
+  });
   const browser = await launchBrowser();
   try {
     await t.app.listen(0, '127.0.0.1');
@@ -29,6 +36,21 @@ it('takes a screenshot of each page', async () => {
         return ['QUEUED', 'RUNNING'].includes(status) ? undefined : status;
       }, `run ${id} to end`);
 
+    const channel = async (body: Record<string, unknown>) =>
+      (await api().post('/channels').send(body).expect(201)).body as { id: string };
+    const webhook = await channel({
+      name: 'ops-webhook',
+      type: 'webhook',
+      url: receiver.url('/orbit'),
+      secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    });
+    const email = await channel({
+      name: 'oncall-email',
+      type: 'email',
+      to: ['oncall@example.com'],
+      allJobs: { on: ['failed'] },
+    });
+
     const backup = await job({
       name: 'nightly-backup',
       command:
@@ -43,6 +65,7 @@ it('takes a screenshot of each page', async () => {
       command: 'exit 3',
       cronExpression: '0 9 * * 1',
       timezone: 'America/New_York',
+      alerts: [{ channel: 'ops-webhook', on: ['failed', 'recovered'] }],
     });
     await job({ name: 'cache-warmup', command: 'sleep 120', cronExpression: '*/15 * * * *' });
     await job({ name: 'legacy-sync', command: 'true', cronExpression: '@hourly', enabled: false });
@@ -52,6 +75,19 @@ it('takes a screenshot of each page', async () => {
     await settled(done.id);
     for (let i = 0; i < 3; i++) await settled((await run(report.id)).id);
     await run((await api().get('/jobs').query({ name: 'cache-warmup' })).body.items[0].id as string);
+    for (const { id } of [webhook, email]) await api().post(`/channels/${id}/test`).expect(200);
+    // the three failed runs of weekly-report and the test, on each channel
+    await waitFor(async () => {
+      const counts = await Promise.all(
+        [webhook, email].map(async ({ id }) => {
+          const { items } = (await api().get('/deliveries').query({ channel: id })).body as {
+            items: { status: string }[];
+          };
+          return items.filter((delivery) => delivery.status === 'DELIVERED').length;
+        }),
+      );
+      return counts.every((count) => count >= 4) ? true : undefined;
+    }, 'the alerts delivered');
 
     const { context, page } = await openTab(browser, baseUrl);
     await page.setViewportSize({ width: 1280, height: 800 });
@@ -82,9 +118,20 @@ it('takes a screenshot of each page', async () => {
     await page.getByRole('link', { name: 'Workers' }).click();
     await page.getByRole('table').waitFor();
     await shot('workers');
+    const fates = await jobWithEveryFate(t, 'ingest-events');
+    await page.goto(`/ui/jobs/${fates.job.id}?from=${fates.from}&to=${fates.to}`);
+    const timeline = page.getByRole('region', { name: 'Timeline' });
+    await timeline.getByText('missed', { exact: true }).first().waitFor();
+    await timeline.screenshot({ path: `${OUT}job-timeline.png` });
+    await page.getByRole('link', { name: 'Channels' }).click();
+    await page.getByRole('link', { name: 'ops-webhook' }).click();
+    await page.getByRole('region', { name: 'Alert deliveries' }).getByRole('table').waitFor();
+    await shot('channels');
     await context.close();
   } finally {
     await browser.close();
     await t.close();
+    await receiver.close();
+    await smtp.close();
   }
-}, 120_000);
+}, 180_000);

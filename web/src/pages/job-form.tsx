@@ -2,6 +2,7 @@ import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, ok, type Job, type JobInput } from '../api/client';
 import { alertsOf, alertsText, optionalSeconds } from '../components/alert-rules';
+import { FormSection } from '../components/form-section';
 import { Loading, PageTitle, Problem, Time } from '../components/ui';
 import { cronInWords, dateTimeIn, LOCAL_ZONE } from '../format';
 import { navigate } from '../router';
@@ -42,6 +43,37 @@ const NEW_JOB: Values = {
   lateAfterSeconds: '',
   maxDurationSeconds: '',
 };
+interface Section {
+  title: string;
+  /** Folded away unless the job holds a value other than the default in it, or a save's answer names one. */
+  advanced?: boolean;
+  fields: readonly Field[];
+}
+
+/**
+ * Declares the form's sections, each field in one; a field of FIELDS in none would not be drawn,
+ * so such a list does not compile.
+ */
+function sections<const S extends readonly Section[]>(
+  list: S & ([Exclude<Field, S[number]['fields'][number]>] extends [never] ? unknown : 'a field is in no section'),
+): S {
+  return list;
+}
+
+/** The form in the order a reader scans it: what, when and how often first, the rest folded. */
+const SECTIONS = sections([
+  { title: 'Basics', fields: ['name', 'command', 'cronExpression', 'timezone', 'noSchedule'] },
+  { title: 'Retries and limits', fields: ['maxRetries', 'timeoutSeconds', 'concurrencyPolicy'] },
+  { title: 'Which slots fire', advanced: true, fields: ['misfirePolicy', 'startsAt', 'endsAt', 'jitterSeconds'] },
+  {
+    title: 'Where it runs',
+    advanced: true,
+    fields: ['workerSelector', 'runOn', 'maxConcurrent', 'concurrencyGroup', 'priority'],
+  },
+  { title: 'Chains and parameters', advanced: true, fields: ['triggers', 'parameters'] },
+  { title: 'Alerts', advanced: true, fields: ['alerts', 'lateAfterSeconds', 'maxDurationSeconds'] },
+]);
+
 /** How long typing must pause before the preview asks the API. */
 const PREVIEW_DELAY_MS = 250;
 
@@ -127,6 +159,8 @@ function usePreview(cron: string, timezone: string) {
 
 export function JobForm({ id }: { id?: string }) {
   const [values, setValues] = useState<Values | undefined>(id ? undefined : NEW_JOB);
+  /** The job as it was read: a folded section with a value of its own in it opens. */
+  const [loaded, setLoaded] = useState<Values>(NEW_JOB);
   const [loadError, setLoadError] = useState<Error>();
   const [errors, setErrors] = useState<{ fields: Partial<Record<Field, string>>; rest: string[] }>({
     fields: {},
@@ -137,14 +171,19 @@ export function JobForm({ id }: { id?: string }) {
 
   useEffect(() => {
     if (!id) return;
-    ok(api.GET('/jobs/{id}', { params: { path: { id } } })).then((job) => setValues(valuesOf(job)), setLoadError);
+    ok(api.GET('/jobs/{id}', { params: { path: { id } } })).then((job) => {
+      setLoaded(valuesOf(job));
+      setValues(valuesOf(job));
+    }, setLoadError);
   }, [id]);
 
   if (loadError) return <Problem error={loadError} />;
   if (!values) return <Loading />;
 
-  const set = (field: Field) => (event: Event) =>
-    setValues({ ...values, [field]: (event.currentTarget as HTMLInputElement).value });
+  const set = (field: Field) => (event: Event) => {
+    const input = event.currentTarget as HTMLInputElement;
+    setValues({ ...values, [field]: input.type === 'checkbox' ? (input.checked ? 'true' : '') : input.value });
+  };
 
   const save = async (event: Event) => {
     event.preventDefault();
@@ -169,7 +208,7 @@ export function JobForm({ id }: { id?: string }) {
     const error = errors.fields[name];
     const described = [hint && `${name}-hint`, error && `${name}-error`].filter(Boolean).join(' ');
     return (
-      <div class="field">
+      <div class="field" key={name}>
         <label for={name}>{FIELDS[name]}</label>
         {input({
           id: name,
@@ -194,147 +233,128 @@ export function JobForm({ id }: { id?: string }) {
   };
 
   const words = cronInWords(values.cronExpression);
+  const hints = placement.PLACEMENT_HINTS;
+  const controls: Record<Field, JSX.Element> = {
+    name: field('name', (p) => <input {...p} type="text" autoComplete="off" />),
+    command: field('command', (p) => <textarea {...p} rows={3} spellcheck={false} />, 'Run by /bin/sh -c'),
+    cronExpression: field(
+      'cronExpression',
+      (p) => <input {...p} type="text" autoComplete="off" spellcheck={false} />,
+      '5 fields (minute hour day month weekday), 6 with seconds first, or @hourly, @daily, @weekly, @monthly, @yearly',
+    ),
+    timezone: field(
+      'timezone',
+      (p) => <input {...p} type="text" autoComplete="off" />,
+      'IANA name, for example Europe/Berlin',
+    ),
+    noSchedule: field('noSchedule', (p) => <input {...p} type="checkbox" value="true" checked={p.value === 'true'} />),
+    startsAt: field(
+      'startsAt',
+      (p) => <input {...p} type="text" placeholder="2026-01-01T00:00:00Z" />,
+      'No slot fires before (ISO instant; empty: none)',
+    ),
+    endsAt: field('endsAt', (p) => <input {...p} type="text" />, 'No slot fires after (ISO instant; empty: none)'),
+    jitterSeconds: field(
+      'jitterSeconds',
+      (p) => <input {...p} type="text" inputMode="numeric" />,
+      'Each run is due 0 to N seconds after its slot (0 to 3600)',
+    ),
+    triggers: field(
+      'triggers',
+      (p) => <textarea {...p} rows={2} spellcheck={false} />,
+      'One a line: job name, or job name: SUCCEEDED, FAILED, CANCELLED',
+    ),
+    parameters: field(
+      'parameters',
+      (p) => <textarea {...p} rows={4} spellcheck={false} />,
+      'JSON list of { "name", "description", "default", "required", "pattern" }; the command sees ORBIT_PARAM_<NAME>',
+    ),
+    maxRetries: field('maxRetries', (p) => <input {...p} type="text" inputMode="numeric" />),
+    timeoutSeconds: field('timeoutSeconds', (p) => <input {...p} type="text" inputMode="numeric" />),
+    misfirePolicy: field('misfirePolicy', (p) => (
+      <select {...p} onChange={p.onInput as never}>
+        <option value="RUN_ONCE">RUN_ONCE: run the latest missed slot once</option>
+        <option value="SKIP">SKIP: drop missed slots</option>
+      </select>
+    )),
+    concurrencyPolicy: field('concurrencyPolicy', (p) => (
+      <select {...p} onChange={p.onInput as never}>
+        <option value="ALLOW">ALLOW: run side by side</option>
+        <option value="FORBID">FORBID: skip while one is active</option>
+        <option value="REPLACE">REPLACE: cancel the active one</option>
+      </select>
+    )),
+    workerSelector: field(
+      'workerSelector',
+      (p) => <input {...p} type="text" autoComplete="off" />,
+      hints.workerSelector,
+    ),
+    runOn: field('runOn', (p) => (
+      <select {...p} onChange={p.onInput as never}>
+        <option value="one">one: a run on any matching worker</option>
+        <option value="all">all: a run on every live matching worker</option>
+      </select>
+    )),
+    maxConcurrent: field('maxConcurrent', (p) => <input {...p} type="text" autoComplete="off" />, hints.maxConcurrent),
+    concurrencyGroup: field(
+      'concurrencyGroup',
+      (p) => <input {...p} type="text" autoComplete="off" />,
+      hints.concurrencyGroup,
+    ),
+    priority: field('priority', (p) => <input {...p} type="text" autoComplete="off" />, hints.priority),
+    alerts: field(
+      'alerts',
+      (p) => <textarea {...p} rows={2} spellcheck={false} />,
+      'One rule a line: channel: failed, recovered, late, long_running, missed, … (a channel alone: failed)',
+    ),
+    lateAfterSeconds: field(
+      'lateAfterSeconds',
+      (p) => <input {...p} type="text" inputMode="numeric" />,
+      'A slot with no started run this long after its time is late; empty: not watched',
+    ),
+    maxDurationSeconds: field(
+      'maxDurationSeconds',
+      (p) => <input {...p} type="text" inputMode="numeric" />,
+      'A run still running this long is long-running (it runs on); empty: no limit',
+    ),
+  };
+  const previewRegion = (
+    <section key="preview" aria-labelledby="preview-heading" class="preview" aria-live="polite">
+      <h2 id="preview-heading">Next fire times</h2>
+      {words && <p class="words">{words}</p>}
+      {preview.error && <p class="field-error">{preview.error}</p>}
+      {preview.runs && (
+        <ol>
+          {preview.runs.map((run) => (
+            <li key={run}>
+              <Time iso={run} />
+              {values.timezone && values.timezone !== LOCAL_ZONE && (
+                <span class="hint"> · {dateTimeIn(run, values.timezone)} in the job's time zone</span>
+              )}
+            </li>
+          ))}
+        </ol>
+      )}
+      {!preview.error && !preview.runs && <p class="hint">Type a cron expression to see when it fires.</p>}
+    </section>
+  );
   return (
     <>
       <PageTitle title={id ? `Edit ${values.name}` : 'New job'}>{id ? 'Edit job' : 'New job'}</PageTitle>
       <form class="job-form" onSubmit={(e) => void save(e)} noValidate>
-        {field('name', (p) => (
-          <input {...p} type="text" autoComplete="off" />
+        {SECTIONS.map((section) => (
+          <FormSection
+            key={section.title}
+            title={section.title}
+            fields={section.fields}
+            labels={FIELDS}
+            errors={errors.fields}
+            advanced={'advanced' in section}
+            open={section.fields.some((name) => loaded[name] !== NEW_JOB[name])}
+          >
+            {section.fields.map((name) => [controls[name], name === 'timezone' && previewRegion])}
+          </FormSection>
         ))}
-        {field(
-          'command',
-          (p) => (
-            <textarea {...p} rows={3} spellcheck={false} />
-          ),
-          'Run by /bin/sh -c',
-        )}
-        {field(
-          'cronExpression',
-          (p) => (
-            <input {...p} type="text" autoComplete="off" spellcheck={false} />
-          ),
-          '5 fields (minute hour day month weekday), 6 with seconds first, or @hourly, @daily, @weekly, @monthly, @yearly',
-        )}
-        {field(
-          'timezone',
-          (p) => (
-            <input {...p} type="text" autoComplete="off" />
-          ),
-          'IANA name, for example Europe/Berlin',
-        )}
-        <section aria-labelledby="preview-heading" class="preview" aria-live="polite">
-          <h2 id="preview-heading">Next fire times</h2>
-          {words && <p class="words">{words}</p>}
-          {preview.error && <p class="field-error">{preview.error}</p>}
-          {preview.runs && (
-            <ol>
-              {preview.runs.map((run) => (
-                <li key={run}>
-                  <Time iso={run} />
-                  {values.timezone && values.timezone !== LOCAL_ZONE && (
-                    <span class="hint"> · {dateTimeIn(run, values.timezone)} in the job's time zone</span>
-                  )}
-                </li>
-              ))}
-            </ol>
-          )}
-          {!preview.error && !preview.runs && <p class="hint">Type a cron expression to see when it fires.</p>}
-        </section>
-        {field('noSchedule', (p) => (
-          <input
-            {...p}
-            type="checkbox"
-            value="true"
-            checked={values.noSchedule === 'true'}
-            onInput={(e: Event) =>
-              setValues({ ...values, noSchedule: (e.currentTarget as HTMLInputElement).checked ? 'true' : '' })
-            }
-          />
-        ))}
-        {field(
-          'startsAt',
-          (p) => (
-            <input {...p} type="text" placeholder="2026-01-01T00:00:00Z" />
-          ),
-          'No slot fires before (ISO instant; empty: none)',
-        )}
-        {field(
-          'endsAt',
-          (p) => (
-            <input {...p} type="text" />
-          ),
-          'No slot fires after (ISO instant; empty: none)',
-        )}
-        {field(
-          'jitterSeconds',
-          (p) => (
-            <input {...p} type="text" inputMode="numeric" />
-          ),
-          'Each run is due 0 to N seconds after its slot (0 to 3600)',
-        )}
-        {field(
-          'triggers',
-          (p) => (
-            <textarea {...p} rows={2} spellcheck={false} />
-          ),
-          'One a line: job name, or job name: SUCCEEDED, FAILED, CANCELLED',
-        )}
-        {field(
-          'parameters',
-          (p) => (
-            <textarea {...p} rows={4} spellcheck={false} />
-          ),
-          'JSON list of { "name", "description", "default", "required", "pattern" }; the command sees ORBIT_PARAM_<NAME>',
-        )}
-        {field('maxRetries', (p) => (
-          <input {...p} type="text" inputMode="numeric" />
-        ))}
-        {field('timeoutSeconds', (p) => (
-          <input {...p} type="text" inputMode="numeric" />
-        ))}
-        {field('misfirePolicy', (p) => (
-          <select {...p} onChange={p.onInput as never}>
-            <option value="RUN_ONCE">RUN_ONCE: run the latest missed slot once</option>
-            <option value="SKIP">SKIP: drop missed slots</option>
-          </select>
-        ))}
-        {field('concurrencyPolicy', (p) => (
-          <select {...p} onChange={p.onInput as never}>
-            <option value="ALLOW">ALLOW: run side by side</option>
-            <option value="FORBID">FORBID: skip while one is active</option>
-            <option value="REPLACE">REPLACE: cancel the active one</option>
-          </select>
-        ))}
-        {(['workerSelector', 'maxConcurrent', 'concurrencyGroup', 'priority'] as const).map((name) =>
-          field(name, (p) => <input {...p} type="text" autoComplete="off" />, placement.PLACEMENT_HINTS[name]),
-        )}
-        {field('runOn', (p) => (
-          <select {...p} onChange={p.onInput as never}>
-            <option value="one">one: a run on any matching worker</option>
-            <option value="all">all: a run on every live matching worker</option>
-          </select>
-        ))}
-        {field(
-          'alerts',
-          (p) => (
-            <textarea {...p} rows={2} spellcheck={false} />
-          ),
-          'One rule a line: channel: failed, recovered, late, long_running, missed, … (a channel alone: failed)',
-        )}
-        {field(
-          'lateAfterSeconds',
-          (p) => (
-            <input {...p} type="text" inputMode="numeric" />
-          ),
-          'A slot with no started run this long after its time is late; empty: not watched',
-        )}
-        {field(
-          'maxDurationSeconds',
-          (p) => (
-            <input {...p} type="text" inputMode="numeric" />
-          ),
-          'A run still running this long is long-running (it runs on); empty: no limit',
-        )}
         <div role="alert">
           {errors.rest.map((message) => (
             <p key={message} class="problem">
