@@ -4,7 +4,7 @@ import { dataSourceOptions } from '../src/postgres/data-source-options.js';
 import { ExecutionReadModel } from '../src/executions/application/execution-read-model.js';
 import { ExecutionRepository } from '../src/executions/application/execution.repository.js';
 import { Execution } from '../src/executions/domain/execution.js';
-import { ExecutionStatus } from '../src/executions/domain/execution-status.js';
+import { ExecutionStatus, isFinal } from '../src/executions/domain/execution-status.js';
 import { ExecutionResponse } from '../src/executions/http/dto/execution.response.js';
 import { JobRepository } from '../src/jobs/application/job.repository.js';
 import { Job } from '../src/jobs/domain/job.js';
@@ -88,7 +88,8 @@ describe('ExecutionReadModel', () => {
       expect(json).not.toBeNull();
       expect(JSON.parse(json!)).toEqual(JSON.parse(await mappedInNode(execution.id)));
       expect(Object.keys(JSON.parse(json!))).toEqual(Object.keys(ExecutionResponse.from(execution)));
-      expect(await storedJson(execution.id)).toBe(json);
+      // a finished run's JSON is stored, as the read model makes it; an unfinished one's is made as it is read
+      expect(await storedJson(execution.id)).toBe(isFinal(execution.status) ? json : null);
     }
   });
 

@@ -1,6 +1,6 @@
 import { DECORATORS } from '@nestjs/swagger';
 import { DataSource, QueryRunner } from 'typeorm';
-import { replaceExecutionResponseJson, ResponseField } from '../migrations/helpers/execution-response-json.js';
+import { replaceFinalRunsResponseJson, ResponseField } from '../migrations/helpers/execution-response-json.js';
 import { dataSourceOptions } from '../src/postgres/data-source-options.js';
 import { Execution } from '../src/executions/domain/execution.js';
 import { ExecutionResponse } from '../src/executions/http/dto/execution.response.js';
@@ -104,18 +104,20 @@ describe("an execution's API fields", () => {
       await runner.startTransaction();
       try {
         const id = await storedExecution(runner);
-        const before = await json(runner, id);
-        expect(before.stored).not.toBeNull();
+        // a queued run stores no JSON: it is made as it is read
+        const queued = await json(runner, id);
+        expect(queued.stored).toBeNull();
+        expect(queued.read).not.toBeNull();
 
-        await replaceExecutionResponseJson(runner, fields);
+        await replaceFinalRunsResponseJson(runner, fields);
         expect(await responseJsonSchema(runner)).toEqual(migrated);
-        // no row is rewritten: each is read as before, and its next change stores its JSON again
-        expect(await json(runner, id)).toEqual({ stored: null, read: before.stored });
+        expect(await json(runner, id)).toEqual(queued);
+        // a finished run stores its JSON, which is what the read model made before
         await runner.query(`UPDATE executions SET status = 'CANCELLED', finished_at = $2 WHERE id = $1`, [id, T0]);
         const after = await json(runner, id);
         expect(after.stored).toBe(after.read);
         expect(JSON.parse(after.read!)).toEqual({
-          ...JSON.parse(before.stored!),
+          ...JSON.parse(queued.read!),
           status: 'CANCELLED',
           finishedAt: T0.toISOString(),
         });

@@ -11,11 +11,30 @@ const isTimestamp = (type: string) => type === 'timestamptz';
 /** `toISOString()` of a timestamp, in SQL: both truncate to milliseconds, whatever the session's TimeZone. */
 const iso = (column: string) => `to_char(e.${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
+/** The trigger function that stores the JSON of every row it fires for (CREATE or CREATE OR REPLACE it). */
+export const EVERY_RUN_JSON_WRITER = `FUNCTION orbit_write_execution_json() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      NEW.response_json := orbit_execution_json(NEW);
+      RETURN NEW;
+    END $$`;
+
+/**
+ * The one that stores the JSON of finished runs only (since the FinalRunsResponseJson migration). A
+ * queued or running run is few rows of a list and changes again within seconds: its JSON is made as
+ * it is read, and a run stores its JSON once, when it ends, instead of on every move. A row it
+ * leaves NULL is read through orbit_execution_json, as any other.
+ */
+export const FINAL_RUN_JSON_WRITER = `FUNCTION orbit_write_execution_json() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      NEW.response_json := CASE WHEN NEW.status IN ('SUCCEEDED', 'FAILED', 'CANCELLED') THEN orbit_execution_json(NEW) END;
+      RETURN NEW;
+    END $$`;
+
 /**
  * Makes `response_json` (see the ExecutionResponseJson migration) show `fields`: the whole of
  * ExecutionResponse, in its order. A migration that changes ExecutionResponse holds its full list
  * (the previous one with its change: a new field is one line) and calls this in `up`, and with
- * the previous list in `down`. It replaces the composite type, orbit_execution_json and the
+ * the previous list in `down` (after the FinalRunsResponseJson migration: replaceFinalRunsResponseJson). It replaces the composite type, orbit_execution_json and the
  * trigger that stores it, and empties the column by dropping and adding it again: both are
  * instant, where rewriting the JSON of every row would lock `executions` for about 90 s per
  * million. Each row's JSON is then made as it is read until its next change stores it.
@@ -44,16 +63,20 @@ export async function replaceExecutionResponseJson(db: QueryRunner, fields: read
         ${fields.map(([, column, type]) => (isTimestamp(type) ? iso(column) : `e.${column}`)).join(', ')}
       )::orbit_execution_response)::text;
     END $$`);
-  await db.query(`
-    CREATE FUNCTION orbit_write_execution_json() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      NEW.response_json := orbit_execution_json(NEW);
-      RETURN NEW;
-    END $$`);
+  await db.query(`CREATE ${EVERY_RUN_JSON_WRITER}`);
   await db.query(`ALTER TABLE executions ADD COLUMN response_json text`);
   // only an UPDATE of a shown column fires it: a lease renewal does not
   await db.query(`
     CREATE TRIGGER executions_write_response_json BEFORE INSERT OR UPDATE OF ${fields.map(([, column]) => column).join(', ')}
     ON executions FOR EACH ROW EXECUTE FUNCTION orbit_write_execution_json()`);
   await db.query(`ALTER TABLE executions ENABLE ALWAYS TRIGGER executions_write_response_json`);
+}
+
+/**
+ * What a migration after FinalRunsResponseJson calls when it changes ExecutionResponse:
+ * replaceExecutionResponseJson, then the writer of finished runs' JSON again.
+ */
+export async function replaceFinalRunsResponseJson(db: QueryRunner, fields: readonly ResponseField[]): Promise<void> {
+  await replaceExecutionResponseJson(db, fields);
+  await db.query(`CREATE OR REPLACE ${FINAL_RUN_JSON_WRITER}`);
 }

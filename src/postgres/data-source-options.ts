@@ -13,6 +13,7 @@ import { Placement1765411200000 } from '../../migrations/1765411200000-Placement
 import { ChainsAndParameters1765497600000 } from '../../migrations/1765497600000-ChainsAndParameters.js';
 import { LateAndLongRunning1765540800000 } from '../../migrations/1765540800000-LateAndLongRunning.js';
 import { AppliedJobs1765584000000 } from '../../migrations/1765584000000-AppliedJobs.js';
+import { FinalRunsResponseJson1765670400000 } from '../../migrations/1765670400000-FinalRunsResponseJson.js';
 import { JobOrmEntity } from '../jobs/infrastructure/job.orm-entity.js';
 
 export const ENTITIES = [JobOrmEntity];
@@ -31,6 +32,7 @@ export const MIGRATIONS = [
   ChainsAndParameters1765497600000,
   LateAndLongRunning1765540800000,
   AppliedJobs1765584000000,
+  FinalRunsResponseJson1765670400000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

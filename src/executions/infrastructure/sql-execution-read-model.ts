@@ -4,9 +4,10 @@ import { Database } from '../../shared/infrastructure/database.js';
 import { ExecutionFilter, ExecutionReadModel } from '../application/execution-read-model.js';
 
 /**
- * Sends each execution's `response_json`: PostgreSQL writes it whenever the row changes (see the
- * ExecutionResponseJson migration), so a read formats nothing, neither here nor in the database.
- * A row last written before that migration has none yet, and its JSON is made as it is read.
+ * Sends each execution's `response_json`: PostgreSQL writes it when a run ends (see the
+ * ExecutionResponseJson and FinalRunsResponseJson migrations), so reading the history formats
+ * nothing, neither here nor in the database. A queued or running run (few rows) has none, nor has
+ * a row last written before the migration that changed the fields: their JSON is made as it is read.
  */
 const EXECUTION_JSON = 'coalesce(e.response_json, orbit_execution_json(e)) AS json';
 
