@@ -28,7 +28,7 @@ export class SqlExecutionRepository extends ExecutionRepository {
 
   async insertAll(executions: Execution[], options: InsertOptions = {}): Promise<number> {
     if (executions.length === 0) return 0;
-    const values = [EXECUTION_COLUMNS.json(executions.map((e) => e.toProps()))];
+    const values = EXECUTION_COLUMNS.values(executions.map((e) => e.toProps()));
     if (options.skipTakenSlots) return (await this.db.rows(INSERT_SKIPPING_TAKEN_SLOTS, values)).length;
     if (options.skipTakenChains) return (await this.db.rows(INSERT_SKIPPING_TAKEN_CHAINS, values)).length;
     await this.db.rows(INSERT, values);
@@ -43,7 +43,10 @@ export class SqlExecutionRepository extends ExecutionRepository {
   async saveAll(executions: Execution[], leaseExpiresAt: Date | null = null): Promise<Execution[]> {
     if (executions.length === 0) return [];
     const props = executions.map((e) => e.toProps());
-    const written = await this.db.rows<{ id: string }>(SAVE, [EXECUTION_COLUMNS.json(props, SAVED), leaseExpiresAt]);
+    const written = await this.db.rows<{ id: string }>(SAVE, [
+      ...EXECUTION_COLUMNS.values(props, SAVED),
+      leaseExpiresAt,
+    ]);
     const landed = new Set(written.map((row) => row.id));
     const stale: Execution[] = [];
     for (const execution of executions) {
@@ -162,7 +165,7 @@ export class SqlExecutionRepository extends ExecutionRepository {
 /** The columns of an execution row under the names of its props, for raw SQL read by Execution.restore. */
 const SELECTED = EXECUTION_COLUMNS.select();
 
-const INSERT = `INSERT INTO executions (${EXECUTION_COLUMNS.names()}) SELECT * FROM ${EXECUTION_COLUMNS.recordset(1)}`;
+const INSERT = `INSERT INTO executions (${EXECUTION_COLUMNS.names()}) SELECT * FROM unnest(${EXECUTION_COLUMNS.arrays()})`;
 // the arbiter is executions_job_slot_key alone: any other violation still fails the insert
 const INSERT_SKIPPING_TAKEN_SLOTS = `${INSERT}
   ON CONFLICT (job_id, scheduled_for, (coalesce(pinned_worker, ''))) WHERE trigger IN ('SCHEDULE', 'BACKFILL') DO NOTHING
@@ -174,13 +177,14 @@ const INSERT_SKIPPING_TAKEN_CHAINS = `${INSERT}
 
 /** What saveAll sends per execution: the row's key, the version it was read with, and what a change writes. */
 const SAVED = ['id', 'version', ...EXECUTION_COLUMNS.changing()] as const;
+const LEASE_PARAM = `$${SAVED.length + 1}`;
 // a lease belongs to a running execution only: a worker sets its own when it claims, an outside runner has none
 const SAVE = `UPDATE executions e
   SET ${EXECUTION_COLUMNS.changing()
     .map((field) => `${EXECUTION_COLUMNS.column(field)} = v.${EXECUTION_COLUMNS.column(field)}`)
     .join(', ')}, version = e.version + 1,
-      lease_expires_at = CASE WHEN v.status = 'RUNNING' THEN coalesce($2, e.lease_expires_at) END
-  FROM ${EXECUTION_COLUMNS.recordset(1, SAVED)}
+      lease_expires_at = CASE WHEN v.status = 'RUNNING' THEN coalesce(${LEASE_PARAM}, e.lease_expires_at) END
+  FROM unnest(${EXECUTION_COLUMNS.arrays(SAVED)}) AS v(${EXECUTION_COLUMNS.names(SAVED)})
   WHERE e.id = v.id AND e.version = v.version
   RETURNING e.id`;
 
