@@ -14,6 +14,7 @@ import { ChainsAndParameters1765497600000 } from '../../migrations/1765497600000
 import { LateAndLongRunning1765540800000 } from '../../migrations/1765540800000-LateAndLongRunning.js';
 import { AppliedJobs1765584000000 } from '../../migrations/1765584000000-AppliedJobs.js';
 import { FinalRunsResponseJson1765670400000 } from '../../migrations/1765670400000-FinalRunsResponseJson.js';
+import { ClaimByIndex1765756800000 } from '../../migrations/1765756800000-ClaimByIndex.js';
 import { JobOrmEntity } from '../jobs/infrastructure/job.orm-entity.js';
 
 export const ENTITIES = [JobOrmEntity];
@@ -33,6 +34,7 @@ export const MIGRATIONS = [
   LateAndLongRunning1765540800000,
   AppliedJobs1765584000000,
   FinalRunsResponseJson1765670400000,
+  ClaimByIndex1765756800000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

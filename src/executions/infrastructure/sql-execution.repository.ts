@@ -188,7 +188,10 @@ const SAVE = `UPDATE executions e
   WHERE e.id = v.id AND e.version = v.version
   RETURNING e.id`;
 
-/** What a worker ($n: its labels, $n+1: its id) may run: its selector is among the labels, it is pinned nowhere else. */
+/**
+ * What a worker ($n: its labels, $n+1: its id) may run: its selector is among the labels, it is
+ * pinned nowhere else, it does not drain. orbit_claim_free holds the same rule for unlimited runs.
+ */
 const mayRun = (n: number) => `worker_selector <@ $${n}::jsonb AND (pinned_worker IS NULL OR pinned_worker = $${n + 1})
   AND NOT EXISTS (SELECT 1 FROM workers w WHERE w.id = $${n + 1} AND w.draining)`;
 /** Runs in claim order: highest priority first, then the oldest due. */
@@ -196,7 +199,7 @@ const CLAIM_ORDER = 'priority DESC, due_at, id';
 
 /**
  * Up to $2 due runs the worker may run ($3 its labels, $4 its id), in claim order, locked. Unlimited
- * runs come from their own index. Limited runs come lane by lane (a group, or a job's own
+ * runs come from their own index (orbit_claim_free). Limited runs come lane by lane (a group, or a job's own
  * maxConcurrent): the lanes with queued runs are found by skipping through their index, a lane
  * already full by the statement's snapshot is passed over without a lock, and the others are
  * (those with a due run the worker may take) locked in lane order (so two claims never wait for
@@ -225,10 +228,7 @@ export const CLAIM = `
                     AND due_at <= $1 AND ${mayRun(3)})
   ),
   picked AS (
-    SELECT * FROM (
-      SELECT ${SELECTED} FROM executions
-       WHERE status = 'QUEUED' AND NOT ${LIMITED} AND due_at <= $1 AND ${mayRun(3)}
-       ORDER BY ${CLAIM_ORDER} LIMIT $2 FOR UPDATE SKIP LOCKED) free
+    SELECT ${SELECTED} FROM orbit_claim_free($1, $2, $3, $4)
     UNION ALL
     SELECT c.* FROM open o CROSS JOIN LATERAL (
       SELECT ${SELECTED} FROM executions
@@ -239,19 +239,18 @@ export const CLAIM = `
   SELECT * FROM picked ORDER BY priority DESC, "dueAt", id LIMIT $2`;
 
 /**
- * The claim when no limited run waits, which is the common case: the unlimited runs alone, from
- * their index, and whether any limited run is queued (the first entry of its index). PostgreSQL
- * plans each claim anew (its LIMIT is known only then), and every mention of executions costs the
- * planner its fourteen indexes: this names the table twice, CLAIM eight times (about 0.4 against
- * 2 ms of planning per claim on the bench machine). When limited runs wait, it locks nothing and
- * CLAIM follows, so priorities still hold across limited and unlimited runs.
+ * The claim when no limited run waits, which is the common case: the unlimited runs alone
+ * (orbit_claim_free, see the ClaimByIndex migration), and whether any limited run is queued
+ * (orbit_limited_queued: the first entry of its index). When limited runs wait, it locks nothing and CLAIM follows, so
+ * priorities still hold across limited and unlimited runs. PostgreSQL plans CLAIM anew for each
+ * claim (its LIMIT is known only then), and every mention of executions costs the planner its
+ * fourteen indexes: CLAIM names the table eight times (about 2 ms of planning per claim on the
+ * bench machine), this once.
  */
 export const CLAIM_FREE = `
-  WITH l AS MATERIALIZED (SELECT EXISTS (SELECT 1 FROM executions WHERE status = 'QUEUED' AND ${LIMITED}) AS queued)
-  SELECT f.*, l.queued AS "limitedQueued" FROM l LEFT JOIN LATERAL (
-      SELECT ${SELECTED} FROM executions
-       WHERE NOT l.queued AND status = 'QUEUED' AND NOT ${LIMITED} AND due_at <= $1 AND ${mayRun(3)}
-       ORDER BY ${CLAIM_ORDER} LIMIT $2 FOR UPDATE SKIP LOCKED) f ON true`;
+  WITH l AS MATERIALIZED (SELECT orbit_limited_queued() AS queued)
+  SELECT ${SELECTED}, l.queued AS "limitedQueued"
+    FROM l LEFT JOIN LATERAL orbit_claim_free($1, CASE WHEN l.queued THEN 0 ELSE $2 END, $3, $4) ON true`;
 
 /** When the next run the worker may take falls due after $1, held by a limit or not (the claim decides). */
 const NEXT_DUE = `SELECT due_at AS due FROM executions WHERE status = 'QUEUED' AND due_at > $1 AND ${mayRun(2)}
