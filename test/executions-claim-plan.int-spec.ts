@@ -44,7 +44,8 @@ describe('the claim with statistics older than the queue', () => {
     await db.sql('BEGIN');
     try {
       const { rows } = await db.sql(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`);
-      const plan = (rows[0] as { 'QUERY PLAN': [{ Plan: Record<string, number> }] })['QUERY PLAN'][0].Plan;
+      type Node = { 'Shared Hit Blocks': number; 'Shared Read Blocks': number; 'Actual Rows': number };
+      const plan = (rows[0] as { 'QUERY PLAN': [{ Plan: Node }] })['QUERY PLAN'][0].Plan;
       return { buffers: plan['Shared Hit Blocks'] + plan['Shared Read Blocks'], rows: plan['Actual Rows'] };
     } finally {
       await db.sql('ROLLBACK');
