@@ -27,7 +27,9 @@ import {
 
 const JOBS = 100;
 const CONNECTIONS = 50;
-const P99_TARGET_MS = 20;
+/** Issue 21, target 4: against the bare Node + pg reference of the same run, at 50 connections. */
+const RATE_TARGET_SHARE = 0.9;
+const P99_TARGET_SHARE = 1.25;
 const SEED_CHUNK = 250_000;
 /** Pages walked before the cursor page that is measured (it is page PAGES_IN + 1). */
 const PAGES_IN = 3;
@@ -111,16 +113,22 @@ export async function runApi(bench: Bench): Promise<void> {
         scenario: 'api',
         measure: `${endpoint.label}, ${CONNECTIONS} conn.`,
         figure: describeLoad(orbit),
-        target: `p99 ≤ ${P99_TARGET_MS} ms, 0 non-2xx; bare Node + pg: p99 ${ms(bare.latencyMs.p99)}, ${bare.requestsPerSecond.toFixed(0)} req/s`,
+        target:
+          `≥ ${RATE_TARGET_SHARE} × the req/s and p99 ≤ ${P99_TARGET_SHARE} × that of bare Node + pg ` +
+          `(${bare.requestsPerSecond.toFixed(0)} req/s, p99 ${ms(bare.latencyMs.p99)}), 0 non-2xx`,
         ratio: ratio(orbit.requestsPerSecond / bare.requestsPerSecond),
-        verdict: verdict(orbit.latencyMs.p99 <= P99_TARGET_MS && orbit.non2xx + orbit.errors + orbit.timeouts === 0),
+        verdict: verdict(
+          orbit.requestsPerSecond >= RATE_TARGET_SHARE * bare.requestsPerSecond &&
+            orbit.latencyMs.p99 <= P99_TARGET_SHARE * bare.latencyMs.p99 &&
+            orbit.non2xx + orbit.errors + orbit.timeouts === 0,
+        ),
       });
     }
     bench.report.add({
       scenario: 'api',
       measure: `reference: a bare Node http server + pg pool, the same SQL and rows, no framework/auth/validation`,
       figure: endpoints.map((e) => `${e.key}: ${describeLoad(references[e.key]!)}`).join('; '),
-      target: `p99 ≤ ${P99_TARGET_MS} ms`,
+      target: 'the reference of the rows above',
       ratio: '',
       verdict: 'info',
     });
