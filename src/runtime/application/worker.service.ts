@@ -58,6 +58,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private claiming = 0;
   /** The claim whose turn it is: claims count free slots and lock rows one at a time. */
   private claimTurn: Promise<void> = Promise.resolve();
+  /** A wake for ended commands waits for the end of this turn (see wakeAtTurnEnd). */
+  private wakeQueued = false;
   private readonly loop: WakeLoop;
   private readonly leases: LeaseKeeper;
   private readonly outputFlusher: OutputFlusher;
@@ -259,8 +261,22 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
         run.hasExited = true;
         const action = run.stoppedBy ?? actionFor(outcome, execution.timeoutSeconds);
         this.finished.push({ run, output: outcome.output, action });
-        this.loop.wake();
+        this.wakeAtTurnEnd();
       });
+  }
+
+  /**
+   * Wakes the loop once the outcomes that end in this turn are all in: the spawner reports the
+   * commands that ended together in one message, and a cycle started by the first would leave the
+   * others, and their slots, to the cycle after it.
+   */
+  private wakeAtTurnEnd(): void {
+    if (this.wakeQueued) return;
+    this.wakeQueued = true;
+    setImmediate(() => {
+      this.wakeQueued = false;
+      this.loop.wake();
+    });
   }
 
   /**
