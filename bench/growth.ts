@@ -161,7 +161,7 @@ async function measure(bench: Bench, rows: number, seedSeconds: number, context:
 
 /**
  * The claim as a worker sends it: a worker whose connection goes through the capturing proxy
- * runs one execution of the job; its `FOR UPDATE SKIP LOCKED` read of QUEUED rows is the claim.
+ * runs one execution of the job; its call of orbit_claim_free is the claim.
  */
 async function captureClaim(bench: Bench, jobId: string): Promise<CapturedStatement> {
   const target = new URL(bench.url);
@@ -182,9 +182,26 @@ async function captureClaim(bench: Bench, jobId: string): Promise<CapturedStatem
     await capture.close();
     await deleteExecutionsOf(bench.db, jobId);
   }
-  const claim = capture.statements.find((s) => /status = 'QUEUED'/.test(s.sql) && /SKIP LOCKED/i.test(s.sql));
+  const claim = capture.statements.find((s) => /orbit_claim_free\(/.test(s.sql));
   if (!claim) throw new Error(`no claim among the ${capture.statements.length} statements the worker sent`);
-  return claim;
+  return claimInside(bench, claim);
+}
+
+/**
+ * The statement inside orbit_claim_free (see the ClaimByIndex migration), as the database holds it,
+ * with the parameters the worker passed: its plan is the claim's (EXPLAIN of the call shows a
+ * Function Scan only). It is explained with the function's setting (no sort).
+ */
+async function claimInside(bench: Bench, call: CapturedStatement): Promise<CapturedStatement> {
+  const { rows } = await bench.db.query<{ body: string }>(
+    `SELECT prosrc AS body FROM pg_proc WHERE proname = 'orbit_claim_free'`,
+  );
+  const names = ['due', 'wanted', 'labels', 'worker'];
+  const sql = names.reduce(
+    (text, name, i) => text.replace(new RegExp(`\\b${name}\\b`, 'g'), `$${i + 1}`),
+    rows[0]!.body,
+  );
+  return { sql, params: call.params };
 }
 
 /**
@@ -198,7 +215,12 @@ async function explainClaim(bench: Bench, claim: CapturedStatement, jobId: strin
     await db.query(`UPDATE executions SET due_at = due_at - interval '1 day' WHERE job_id = $1`, [jobId]);
     await db.query('ANALYZE executions');
     const runs: ExplainedStatement[] = [];
-    for (let i = 0; i < CLAIM_RUNS; i++) runs.push(await explain(db, claim));
+    await db.query('SET enable_sort = off');
+    try {
+      for (let i = 0; i < CLAIM_RUNS; i++) runs.push(await explain(db, claim));
+    } finally {
+      await db.query('RESET enable_sort');
+    }
     const times = runs.map((r) => r.executionMs).sort((a, b) => a - b);
     const last = runs[runs.length - 1]!;
     return {
