@@ -113,6 +113,7 @@ describe('GET /audit filters: action, actor, targetId, from and to', () => {
       (c) => c.createdAt >= minute(5) && c.createdAt < minute(8),
     ],
     ['from=2026-11-30T10:05:00.001Z', (c) => c.createdAt > minute(5)],
+    ['from=1000-01-01T00:00:00Z&to=9999-12-31T23:59:59Z', () => true],
   ])('%s', async (query, keep) => {
     expect(await listed(query)).toEqual(newestFirst(keep));
   });
