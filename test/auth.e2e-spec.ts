@@ -1003,7 +1003,7 @@ describe('hardening', () => {
       ['/jobs?owner=me', 'owner'],
       ['/executions?sort=asc', 'sort'],
       ['/tokens?role=admin', 'role'],
-      ['/audit?actor=x', 'actor'],
+      ['/audit?who=x', 'who'],
     ])('GET %s → 400 naming %s', async (path, field) => {
       const res = await admin('get', path);
       expectError(res, 400, 'Bad Request');

@@ -3,8 +3,8 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from
 import { MinRole } from '../../auth/http/auth.decorators.js';
 import { AUDITED_ACTIONS } from '../../shared/application/audited-actions.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
-import { ListQueryDto } from '../../shared/http/list-query.dto.js';
 import { AuditLog } from '../application/audit-log.js';
+import { ListAuditQuery } from './list-audit.query.js';
 
 class AuditEventResponse {
   @ApiProperty({ format: 'uuid' })
@@ -36,11 +36,14 @@ export class AuditController {
 
   @Get()
   @MinRole('admin')
-  @ApiOperation({ summary: 'Changes made through the API, newest first (admin)' })
+  @ApiOperation({
+    summary: 'Changes made through the API, newest first (admin)',
+    description: 'Filters combine (all must hold); a `nextCursor` is followed with the same filters.',
+  })
   @ApiOkResponse({ type: AuditPageResponse })
   @ApiErrors(400)
-  async list(@Query() query: ListQueryDto): Promise<AuditPageResponse> {
-    const page = await this.audit.list(query.toPageRequest());
+  async list(@Query() query: ListAuditQuery): Promise<AuditPageResponse> {
+    const page = await this.audit.list(query.toFilter(), query.toPageRequest());
     return {
       items: page.items.map((e) => ({ ...e, createdAt: e.createdAt.toISOString() })),
       nextCursor: page.nextCursor,

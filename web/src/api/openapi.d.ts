@@ -137,7 +137,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Changes made through the API, newest first (admin) */
+        /**
+         * Changes made through the API, newest first (admin)
+         * @description Filters combine (all must hold); a `nextCursor` is followed with the same filters.
+         */
         get: operations["AuditController_list"];
         put?: never;
         post?: never;
@@ -2726,6 +2729,16 @@ export interface operations {
                 limit?: number;
                 /** @description The `nextCursor` of the previous page, with the same filters */
                 cursor?: string;
+                /** @description Only these actions: repeat the parameter or separate the actions by commas */
+                action?: ("job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied" | "job.paused" | "job.resumed" | "concurrency-group.created" | "concurrency-group.updated" | "concurrency-group.deleted" | "worker.drained" | "worker.resumed" | "execution.backfilled")[];
+                /** @description Only changes by the token of this name (exact) */
+                actor?: string;
+                /** @description Only changes of this job, execution, token, channel, group or worker (its id, exact) */
+                targetId?: string;
+                /** @description Only changes made at this instant or later (included) */
+                from?: string;
+                /** @description Only changes made before this instant (excluded); after `from` */
+                to?: string;
             };
             header?: never;
             path?: never;

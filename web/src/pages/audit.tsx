@@ -1,20 +1,26 @@
 import { api, ok } from '../api/client';
+import { AuditFilterForm, auditFilters, auditHref, auditQuery, isFiltered } from '../components/audit-filters';
 import { Loading, PageTitle, Problem, Time } from '../components/ui';
 import { useLive } from '../live/use-live';
-import { Link, withQuery } from '../router';
+import { Link } from '../router';
 
 export function AuditPage({ query }: { query: URLSearchParams }) {
   const cursor = query.get('cursor') ?? undefined;
-  const audit = useLive(() => ok(api.GET('/audit', { params: { query: { cursor, limit: 50 } } })), [cursor], {
-    pollMs: 10_000, // not in the event stream
-  });
+  const filters = auditFilters(query);
+  const audit = useLive(
+    () => ok(api.GET('/audit', { params: { query: { ...auditQuery(filters), cursor, limit: 50 } } })),
+    [auditHref(filters, cursor)],
+    { pollMs: 10_000 }, // not in the event stream
+  );
   return (
     <>
       <PageTitle title="Audit">Audit</PageTitle>
       <p>Every change made through the API, newest first, with the name of the token that made it.</p>
+      <AuditFilterForm filters={filters} />
       <Problem error={audit.error} />
       {!audit.data && !audit.error && <Loading />}
-      {audit.data && (
+      {audit.data?.items.length === 0 && <p>{isFiltered(filters) ? 'No change matches.' : 'No change yet.'}</p>}
+      {audit.data && audit.data.items.length > 0 && (
         <table>
           <thead>
             <tr>
@@ -45,8 +51,8 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
         </table>
       )}
       <nav aria-label="Pages" class="pager">
-        {cursor && <Link href="/audit">Newest</Link>}
-        {audit.data?.nextCursor && <Link href={withQuery('/audit', { cursor: audit.data.nextCursor })}>Older</Link>}
+        {cursor && <Link href={auditHref(filters)}>Newest</Link>}
+        {audit.data?.nextCursor && <Link href={auditHref(filters, audit.data.nextCursor)}>Older</Link>}
       </nav>
     </>
   );
