@@ -198,9 +198,9 @@ const mayRun = (n: number) => `worker_selector <@ $${n}::jsonb AND (pinned_worke
 const CLAIM_ORDER = 'priority DESC, due_at, id';
 
 /**
- * Up to $2 due runs the worker may run ($3 its labels, $4 its id), in claim order, locked. Unlimited
- * runs come from their own index (orbit_claim_free). Limited runs come lane by lane (a group, or a job's own
- * maxConcurrent): the lanes with queued runs are found by skipping through their index, a lane
+ * Up to $2 due runs the worker may run ($3 its labels, $4 its id), in claim order, locked.
+ * Unlimited runs come from their own index (orbit_claim_free). Limited runs come lane by lane (a
+ * group, or a job's own maxConcurrent): the lanes with queued runs are found by skipping through their index, a lane
  * already full by the statement's snapshot is passed over without a lock, and the others are
  * (those with a due run the worker may take) locked in lane order (so two claims never wait for
  * each other in a circle) and give at most
@@ -241,11 +241,11 @@ export const CLAIM = `
 /**
  * The claim when no limited run waits, which is the common case: the unlimited runs alone
  * (orbit_claim_free, see the ClaimByIndex migration), and whether any limited run is queued
- * (orbit_limited_queued: the first entry of its index). When limited runs wait, it locks nothing and CLAIM follows, so
- * priorities still hold across limited and unlimited runs. PostgreSQL plans CLAIM anew for each
- * claim (its LIMIT is known only then), and every mention of executions costs the planner its
- * fourteen indexes: CLAIM names the table eight times (about 2 ms of planning per claim on the
- * bench machine), this once.
+ * (orbit_limited_queued: the first entry of its index). When limited runs wait, it locks nothing
+ * and CLAIM follows, so priorities still hold across limited and unlimited runs. PostgreSQL plans
+ * CLAIM anew for each claim (its LIMIT is known only then), and every mention of executions costs
+ * the planner its fourteen indexes: CLAIM names the table eight times (about 2 ms of planning per
+ * claim on the bench machine); this, planned once, none.
  */
 export const CLAIM_FREE = `
   WITH l AS MATERIALIZED (SELECT orbit_limited_queued() AS queued)
