@@ -253,6 +253,8 @@ describe('placement: labels, selectors, runOn, limits, priority, drain', () => {
     await stop(busy);
     const other = await worker('fleet=web');
     await other.app.app.get(PlacementSweep).sweep();
+    // the sweep skips a row another node's sweep holds: that one fails it, and commits a moment later
+    await waitFor(async () => ((await rows(pinned.id))[0]?.status === 'FAILED' ? true : undefined), 'the pinned run');
     const [failed, ...retries] = await rows(pinned.id);
     expect(failed).toMatchObject({
       status: 'FAILED',

@@ -65,7 +65,14 @@ describe('the dashboard insights in a real browser', () => {
     await t.app.listen(0, '127.0.0.1');
     const baseUrl = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
     jobs.flaky = await createJob({ name: 'insights-flaky', command: 'sleep 0.2; exit 3', cronExpression: '0 3 * * *' });
-    jobs.steady = await createJob({ name: 'insights-steady', command: 'sleep 0.1', cronExpression: '*/5 * * * *' });
+    // hourly, half an hour from now: due within the next 24 h, but no fire of its own during the test
+    // (every 5 minutes, a run crossing a fifth minute counted a third run)
+    const minute = (new Date().getUTCMinutes() + 30) % 60;
+    jobs.steady = await createJob({
+      name: 'insights-steady',
+      command: 'sleep 0.1',
+      cronExpression: `${minute} * * * *`,
+    });
     jobs.retried = await createJob({
       name: 'insights-retried',
       command: 'exit 1',
