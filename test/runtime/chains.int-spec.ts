@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { isFinal } from '../../src/executions/domain/execution-status.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
-import { waitFor } from '../support/wait.js';
+import { finalExecution, waitFor } from '../support/wait.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
 type Body = Record<string, any>;
@@ -42,12 +42,7 @@ describe('chains: a run of one job follows the final outcome of another, over re
     return res.body as Body;
   }
 
-  async function settled(id: string): Promise<Body> {
-    return waitFor(async () => {
-      const { body } = await http().get(`/executions/${id}`);
-      return isFinal(body.status) ? (body as Body) : undefined;
-    }, `execution ${id} to finish`);
-  }
+  const settled = (id: string): Promise<Body> => finalExecution((path) => http().get(path), id);
 
   async function executionsOf(jobId: string): Promise<Body[]> {
     const { body } = await http().get('/executions').query({ jobId, limit: 100 });

@@ -8,7 +8,7 @@ import request from 'supertest';
 import { ExecutionsService } from '../../src/executions/application/executions.service.js';
 import { longestOverlap, MIN_OVERLAP, newText } from '../../src/executions/application/output-stream.js';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
-import { waitFor } from '../support/wait.js';
+import { finalExecution, waitFor } from '../support/wait.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
 type Body = Record<string, any>;
@@ -120,12 +120,7 @@ describe('GET /executions/:id/output/stream follows a real command', () => {
     return execution.body as Body;
   }
 
-  async function settled(id: string): Promise<Body> {
-    return waitFor(async () => {
-      const { body } = await api().get(`/executions/${id}`);
-      return ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(body.status) ? (body as Body) : undefined;
-    }, `execution ${id} to finish`);
-  }
+  const settled = (id: string): Promise<Body> => finalExecution((path) => api().get(path), id);
 
   const streamOf = (id: string) => openStream(port, `/executions/${id}/output/stream`);
 

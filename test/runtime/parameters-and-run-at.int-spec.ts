@@ -2,9 +2,8 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { isFinal } from '../../src/executions/domain/execution-status.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
-import { waitFor } from '../support/wait.js';
+import { finalExecution } from '../support/wait.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
 type Body = Record<string, any>;
@@ -31,12 +30,7 @@ describe('parameters and runs at a given time, over real runs', () => {
     return res.body as Body;
   }
 
-  async function settled(id: string): Promise<Body> {
-    return waitFor(async () => {
-      const { body } = await http().get(`/executions/${id}`);
-      return isFinal(body.status) ? (body as Body) : undefined;
-    }, `execution ${id} to finish`);
-  }
+  const settled = (id: string): Promise<Body> => finalExecution((path) => http().get(path), id);
 
   const declared = [
     { name: 'TARGET', description: 'Where to', default: 'staging', pattern: 'staging|production' },

@@ -2,10 +2,9 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { isFinal } from '../../src/executions/domain/execution-status.js';
 import { Database } from '../../src/shared/infrastructure/database.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
-import { isAlive, waitFor } from '../support/wait.js';
+import { finalExecution, isAlive, waitFor } from '../support/wait.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
 type Body = Record<string, any>;
@@ -45,12 +44,7 @@ describe('worker runs commands as real processes', () => {
     return execution.body as Body;
   }
 
-  async function settled(id: string): Promise<Body> {
-    return waitFor(async () => {
-      const { body } = await http().get(`/executions/${id}`);
-      return isFinal(body.status) ? (body as Body) : undefined;
-    }, `execution ${id} to finish`);
-  }
+  const settled = (id: string): Promise<Body> => finalExecution((path) => http().get(path), id);
 
   async function running(id: string): Promise<Body> {
     return waitFor(async () => {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { ExecutionStatus, isFinal } from '../../src/executions/domain/execution-status.js';
 
 /** Polls `probe` until it returns something other than undefined; fails after `timeoutMs`, naming what it waited for. */
 export async function waitFor<T>(
@@ -15,6 +16,17 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${description}`);
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
+}
+
+/** An execution as `get` (GET through the API) answers it, once it is final. */
+export async function finalExecution<T extends { status: ExecutionStatus }>(
+  get: (path: string) => PromiseLike<{ body: T }>,
+  id: string,
+): Promise<T> {
+  return waitFor(async () => {
+    const { body } = await get(`/executions/${id}`);
+    return isFinal(body.status) ? body : undefined;
+  }, `execution ${id} to finish`);
 }
 
 /**

@@ -64,3 +64,11 @@ export function formSection(page: Page, title: string) {
     isOpen: async () => (await summary.locator('..').getAttribute('open')) !== null,
   };
 }
+
+/** Signs in on the dashboard with a pasted token, as a user does, and waits for the main navigation. */
+export async function signIn(page: Page, token: string): Promise<void> {
+  await page.goto('/ui/');
+  await page.getByLabel('Token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('link', { name: 'Overview' }).waitFor();
+}

@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
-import { accessibilityProblems, formSection, launchBrowser, openTab, PageTrouble } from './browser.js';
+import { accessibilityProblems, formSection, launchBrowser, openTab, PageTrouble, signIn } from './browser.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
 type Body = Record<string, any>;
@@ -21,9 +21,7 @@ describe('the dashboard: chains, parameters and run-at', () => {
     const baseUrl = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
     browser = await launchBrowser();
     ({ page, trouble } = await openTab(browser, baseUrl));
-    await page.goto('/ui/');
-    await page.getByLabel('Token').fill(TEST_ADMIN_TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, TEST_ADMIN_TOKEN);
     await page.getByRole('link', { name: 'Overview' }).waitFor();
   }, 60_000);
 

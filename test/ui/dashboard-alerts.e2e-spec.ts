@@ -4,7 +4,7 @@ import request from 'supertest';
 import { startReceiver } from '../alerts/support.js';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
-import { accessibilityProblems, formSection, launchBrowser, openTab } from './browser.js';
+import { accessibilityProblems, formSection, launchBrowser, openTab, signIn } from './browser.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
@@ -32,9 +32,7 @@ describe('the dashboard: channels, alert rules and deliveries', () => {
     await t.app.listen(0, '127.0.0.1');
     browser = await launchBrowser();
     ({ page } = await openTab(browser, `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`));
-    await page.goto('/ui/');
-    await page.getByLabel('Token').fill(TEST_ADMIN_TOKEN);
-    await button('Sign in').click();
+    await signIn(page, TEST_ADMIN_TOKEN);
   }, 60_000);
 
   afterAll(async () => {

@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
-import { accessibilityProblems, launchBrowser, openTab, PageTrouble } from './browser.js';
+import { accessibilityProblems, launchBrowser, openTab, PageTrouble, signIn } from './browser.js';
 
 /** An operator whose name is markup: the page must show it as text, and filter by it. */
 const OPERATOR = 'ui-ops <img src=x onerror=alert(1)>';
@@ -66,9 +66,7 @@ describe('the dashboard: the audit trail, filtered', () => {
       browser,
       `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`,
     ));
-    await page.goto('/ui/');
-    await page.getByLabel('Token').fill(TEST_ADMIN_TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, TEST_ADMIN_TOKEN);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit' }).click();
     await page.getByRole('heading', { name: 'Audit', level: 1 }).waitFor();
   }, 60_000);

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
-import { accessibilityProblems, launchBrowser, openTab, PageTrouble } from './browser.js';
+import { accessibilityProblems, launchBrowser, openTab, PageTrouble, signIn } from './browser.js';
 import { jobWithEveryFate } from './timeline-setup.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
@@ -33,9 +33,7 @@ describe('the dashboard: why a job did not run, and pausing with a note', () => 
       browser,
       `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`,
     ));
-    await page.goto('/ui/');
-    await page.getByLabel('Token').fill(TEST_ADMIN_TOKEN);
-    await button('Sign in').click();
+    await signIn(page, TEST_ADMIN_TOKEN);
     await page.getByRole('link', { name: 'Overview' }).waitFor();
   }, 60_000);
 

@@ -4,7 +4,7 @@ import type { Browser, Locator, Page, Request } from 'playwright-core';
 import request from 'supertest';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
-import { accessibilityProblems, launchBrowser, openTab, PageTrouble } from './browser.js';
+import { accessibilityProblems, launchBrowser, openTab, PageTrouble, signIn } from './browser.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
 type Body = Record<string, any>;
@@ -70,13 +70,6 @@ describe('the dashboard in a real browser', () => {
       const e = await execution(id);
       return ['QUEUED', 'RUNNING'].includes(e.status as string) ? undefined : e;
     }, `execution ${id} to finish`);
-  }
-
-  async function signIn(tab: Page, token: string): Promise<void> {
-    await tab.goto('/ui/');
-    await tab.getByLabel('Token').fill(token);
-    await tab.getByRole('button', { name: 'Sign in' }).click();
-    await tab.getByRole('link', { name: 'Overview' }).waitFor();
   }
 
   async function expectAccessible(tab: Page): Promise<void> {

@@ -5,7 +5,7 @@ import { PlacementSweep } from '../../src/runtime/application/placement-sweep.js
 import { WorkerService } from '../../src/runtime/application/worker.service.js';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
-import { accessibilityProblems, formSection, launchBrowser, openTab, PageTrouble } from './browser.js';
+import { accessibilityProblems, formSection, launchBrowser, openTab, PageTrouble, signIn } from './browser.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
 type Body = Record<string, any>;
@@ -28,9 +28,7 @@ describe('the dashboard shows placement: workers’ labels and drain, the job fo
     workerId = t.app.get(WorkerService).id;
     browser = await launchBrowser();
     ({ page, trouble } = await openTab(browser, baseUrl));
-    await page.goto('/ui/');
-    await page.getByLabel('Token').fill(TEST_ADMIN_TOKEN);
-    await button('Sign in').click();
+    await signIn(page, TEST_ADMIN_TOKEN);
     await page.getByRole('link', { name: 'Overview' }).waitFor();
   }, 60_000);
 
