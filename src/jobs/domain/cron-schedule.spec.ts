@@ -196,6 +196,17 @@ describe('nextRuns', () => {
       '2026-01-11T00:00:00.000Z',
     ]);
   });
+
+  it("one slot is the remembered nextAfter, croner's, and a date of its own", () => {
+    const schedule = utc('37 4 * * *');
+    const [next] = schedule.nextRuns(1, at('2026-01-10T06:00:00Z'));
+    expect(next).toEqual(at('2026-01-11T04:37:00Z'));
+    next!.setTime(0);
+    expect(schedule.nextRuns(1, at('2026-01-10T06:00:00Z'))).toEqual(
+      schedule.nextRuns(2, at('2026-01-10T06:00:00Z')).slice(0, 1),
+    );
+    expect(schedule.nextRuns(1, at('2026-01-10T06:00:00Z'))).toEqual([at('2026-01-11T04:37:00Z')]);
+  });
 });
 
 describe('between(after, until, limit)', () => {

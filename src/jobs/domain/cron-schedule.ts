@@ -80,9 +80,14 @@ export class CronSchedule {
     return this.remembered(`>${instant.getTime()}`, () => this.cron.nextRun(instant));
   }
 
-  /** The next `count` fire times strictly after `instant`. */
+  /**
+   * The next `count` fire times strictly after `instant`. The one next slot, which the scheduler
+   * plans for every job it fires, is the cached `nextAfter`: a herd's jobs share its answer.
+   */
   nextRuns(count: number, instant: Date): Date[] {
-    return this.cron.nextRuns(count, instant);
+    if (count !== 1) return this.cron.nextRuns(count, instant);
+    const next = this.nextAfter(instant);
+    return next ? [next] : [];
   }
 
   /** The last fire time at or before `instant`, or null when there is none. */

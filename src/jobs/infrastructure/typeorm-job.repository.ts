@@ -178,7 +178,7 @@ export class TypeOrmJobRepository extends JobRepository {
     const rows = await this.db.rows<JobOrmEntity>(
       `SELECT ${JOB_COLUMNS} FROM jobs
         WHERE deleted_at IS NULL AND triggers <> '[]'::jsonb
-          AND EXISTS (SELECT 1 FROM jsonb_array_elements(triggers) AS t WHERE t->>'after' = ANY ($1::text[]))
+          AND triggers @> ANY (ARRAY(SELECT jsonb_build_array(jsonb_build_object('after', n)) FROM unnest($1::text[]) AS n))
         ORDER BY name`,
       [names],
     );
