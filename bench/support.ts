@@ -39,6 +39,7 @@ export interface Settings {
   herdJobs: number;
   apiRows: number;
   apiSeconds: number;
+  apiRounds: number;
   footprintSeconds: number;
   dashboardJobs: number;
   dashboardRows: number;
@@ -71,6 +72,7 @@ export function readSettings(env: Env = process.env): Settings {
     herdJobs: int('BENCH_HERD_JOBS', 10_000),
     apiRows: int('BENCH_API_ROWS', 1_000_000),
     apiSeconds: int('BENCH_API_SECONDS', 10),
+    apiRounds: int('BENCH_API_ROUNDS', 2),
     footprintSeconds: int('BENCH_FOOTPRINT_SECONDS', 30),
     dashboardJobs: int('BENCH_DASHBOARD_JOBS', 10_000),
     dashboardRows: int('BENCH_DASHBOARD_ROWS', 1_000_000),

@@ -15,7 +15,7 @@ import { LateAndLongRunning1765540800000 } from '../../migrations/1765540800000-
 import { AppliedJobs1765584000000 } from '../../migrations/1765584000000-AppliedJobs.js';
 import { FinalRunsResponseJson1765670400000 } from '../../migrations/1765670400000-FinalRunsResponseJson.js';
 import { ClaimByIndex1765756800000 } from '../../migrations/1765756800000-ClaimByIndex.js';
-import { TriggeredAfterIndex1765843200000 } from '../../migrations/1765843200000-TriggeredAfterIndex.js';
+import { JobsPartialIndexes1765843200000 } from '../../migrations/1765843200000-JobsPartialIndexes.js';
 import { JobOrmEntity } from '../jobs/infrastructure/job.orm-entity.js';
 
 export const ENTITIES = [JobOrmEntity];
@@ -36,7 +36,7 @@ export const MIGRATIONS = [
   AppliedJobs1765584000000,
   FinalRunsResponseJson1765670400000,
   ClaimByIndex1765756800000,
-  TriggeredAfterIndex1765843200000,
+  JobsPartialIndexes1765843200000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

@@ -21,6 +21,36 @@ const JOB_COLUMNS = `id, name, command, cron_expression AS "cronExpression", tim
   concurrency_group AS "concurrencyGroup", priority, triggers, parameters, starts_at AS "startsAt",
   ends_at AS "endsAt", jitter_seconds AS "jitterSeconds"`;
 
+/**
+ * When the scheduler must wake next ($1: the lead of ALLOW jobs). Each side reads the first
+ * entry of its index (jobs_due_idx, jobs_guarded_due_idx, jobs_resume_idx); LEAST ignores a side
+ * that has no job.
+ */
+export const EARLIEST_NEXT_RUN = `SELECT LEAST(
+     (SELECT next_run_at - $1 * interval '1 millisecond' FROM jobs
+       WHERE enabled AND deleted_at IS NULL AND concurrency_policy = 'ALLOW'
+       ORDER BY next_run_at LIMIT 1),
+     (SELECT next_run_at FROM jobs
+       WHERE enabled AND deleted_at IS NULL AND concurrency_policy <> 'ALLOW'
+       ORDER BY next_run_at LIMIT 1),
+     (SELECT resume_at FROM jobs WHERE resume_at IS NOT NULL AND deleted_at IS NULL
+       ORDER BY resume_at LIMIT 1)) AS next`;
+
+/** The watches due at $1, at most $2: job_late_watches_due_idx and jobs_late_watched_idx, whatever the number of jobs. */
+export const DUE_LATE_WATCHES = `SELECT w.job_id AS "jobId", w.slot, j.late_after_seconds AS "lateAfterSeconds",
+          j.cron_expression AS "cronExpression", j.timezone
+     FROM job_late_watches w JOIN jobs j ON j.id = w.job_id
+    WHERE w.due_at <= $1 AND j.enabled AND j.deleted_at IS NULL AND j.late_after_seconds IS NOT NULL
+    ORDER BY w.due_at
+    LIMIT $2
+      FOR UPDATE OF w SKIP LOCKED`;
+
+/** The live jobs triggered after one of the names $1: one containment probe per name in jobs_triggered_after_idx. */
+export const TRIGGERED_AFTER = `SELECT ${JOB_COLUMNS} FROM jobs
+    WHERE deleted_at IS NULL AND triggers <> '[]'::jsonb
+      AND triggers @> ANY (ARRAY(SELECT jsonb_build_array(jsonb_build_object('after', n)) FROM unnest($1::text[]) AS n))
+    ORDER BY name`;
+
 @Injectable()
 export class TypeOrmJobRepository extends JobRepository {
   constructor(private readonly db: Database) {
@@ -115,19 +145,7 @@ export class TypeOrmJobRepository extends JobRepository {
   }
 
   async earliestNextRun(leadMs: number): Promise<Date | null> {
-    // each side walks its index (jobs_due_idx, jobs_resume_idx) from its start; LEAST ignores a side that has no job
-    const [row] = await this.db.rows<{ next: Date | null }>(
-      `SELECT LEAST(
-         (SELECT next_run_at - $1 * interval '1 millisecond' FROM jobs
-           WHERE enabled AND deleted_at IS NULL AND concurrency_policy = 'ALLOW'
-           ORDER BY next_run_at LIMIT 1),
-         (SELECT next_run_at FROM jobs
-           WHERE enabled AND deleted_at IS NULL AND concurrency_policy <> 'ALLOW'
-           ORDER BY next_run_at LIMIT 1),
-         (SELECT resume_at FROM jobs WHERE resume_at IS NOT NULL AND deleted_at IS NULL
-           ORDER BY resume_at LIMIT 1)) AS next`,
-      [leadMs],
-    );
+    const [row] = await this.db.rows<{ next: Date | null }>(EARLIEST_NEXT_RUN, [leadMs]);
     return row?.next ?? null;
   }
 
@@ -175,13 +193,7 @@ export class TypeOrmJobRepository extends JobRepository {
 
   async triggeredAfter(names: readonly string[]): Promise<Job[]> {
     if (names.length === 0) return [];
-    const rows = await this.db.rows<JobOrmEntity>(
-      `SELECT ${JOB_COLUMNS} FROM jobs
-        WHERE deleted_at IS NULL AND triggers <> '[]'::jsonb
-          AND triggers @> ANY (ARRAY(SELECT jsonb_build_array(jsonb_build_object('after', n)) FROM unnest($1::text[]) AS n))
-        ORDER BY name`,
-      [names],
-    );
+    const rows = await this.db.rows<JobOrmEntity>(TRIGGERED_AFTER, [names]);
     return rows.map(JobMapper.toDomain);
   }
 
@@ -202,17 +214,7 @@ export class TypeOrmJobRepository extends JobRepository {
   }
 
   async lockDueLateWatches(now: Date, limit: number): Promise<LateWatch[]> {
-    // job_late_watches_due_idx: only the watches due, whatever the number of jobs
-    return this.db.rows<LateWatch>(
-      `SELECT w.job_id AS "jobId", w.slot, j.late_after_seconds AS "lateAfterSeconds",
-              j.cron_expression AS "cronExpression", j.timezone
-         FROM job_late_watches w JOIN jobs j ON j.id = w.job_id
-        WHERE w.due_at <= $1 AND j.enabled AND j.deleted_at IS NULL AND j.late_after_seconds IS NOT NULL
-        ORDER BY w.due_at
-        LIMIT $2
-          FOR UPDATE OF w SKIP LOCKED`,
-      [now, limit],
-    );
+    return this.db.rows<LateWatch>(DUE_LATE_WATCHES, [now, limit]);
   }
 
   async moveLateWatches(moves: readonly { jobId: string; next: { slot: Date; dueAt: Date } | null }[]): Promise<void> {
