@@ -228,12 +228,27 @@ const CURSORS = [
 const queryValue: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(...SHORT_HOSTILE_STRINGS, ...NUMBER_TEXTS, ...CURSORS),
   fc.constantFrom('true', 'false', 'TRUE', '1', 'QUEUED', 'queued', 'RUNNING', 'SUCCEEDED', '100', '101', 'Infinity'),
+  fc.constantFrom(
+    'job.created,token.revoked',
+    'job.',
+    '2026-12-01',
+    '2026-12-01T00:00:00Z',
+    '2026-02-30T00:00:00Z',
+    '0',
+  ),
   fc.uuid().map(String),
   fc.string({ unit: 'binary', maxLength: 20 }),
   fc.nat({ max: 2_500 }).map((n) => 'x'.repeat(n)),
 );
 const queryKey: fc.Arbitrary<string> = fc.oneof(
-  { arbitrary: fc.constantFrom('limit', 'cursor', 'status', 'jobId', 'enabled', 'count'), weight: 4 },
+  {
+    arbitrary: fc.constantFrom(
+      ...['limit', 'cursor', 'status', 'jobId', 'retryOf', 'enabled', 'count'],
+      // GET /audit's filters
+      ...['action', 'actor', 'targetId', 'from', 'to'],
+    ),
+    weight: 4,
+  },
   fc.constantFrom('limit[]', 'cursor[$ne]', '__proto__', '__proto__[polluted]', 'constructor[prototype][polluted]', ''),
   fc.string({ maxLength: 8 }),
 );
