@@ -7,7 +7,7 @@ const TEMPLATE_LOCK = 4242;
 
 export interface TestDatabase {
   url: string;
-  /** A plain pg client on this database, for raw SQL in tests. */
+  /** Raw SQL in tests, on one pg connection to this database, one statement at a time. */
   sql(text: string, params?: unknown[]): Promise<pg.QueryResult>;
   drop(): Promise<void>;
 }
@@ -29,9 +29,16 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const url = adminUrl.replace(/\/postgres$/, `/${name}`);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
+  // one connection (BEGIN … ROLLBACK in tests spans calls), so concurrent calls take turns:
+  // pg deprecates queueing a query on a client that is still executing one
+  let turn: Promise<unknown> = Promise.resolve();
   return {
     url,
-    sql: (text, params) => client.query(text, params),
+    sql: (text, params) => {
+      const result = turn.then(() => client.query(text, params));
+      turn = result.catch(() => undefined);
+      return result;
+    },
     drop: async () => {
       await client.end();
       const cleanup = new pg.Client({ connectionString: adminUrl });
