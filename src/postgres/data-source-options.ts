@@ -16,6 +16,7 @@ import { AppliedJobs1765584000000 } from '../../migrations/1765584000000-Applied
 import { FinalRunsResponseJson1765670400000 } from '../../migrations/1765670400000-FinalRunsResponseJson.js';
 import { ClaimByIndex1765756800000 } from '../../migrations/1765756800000-ClaimByIndex.js';
 import { JobsPartialIndexes1765843200000 } from '../../migrations/1765843200000-JobsPartialIndexes.js';
+import { SaveByFunction1765929600000 } from '../../migrations/1765929600000-SaveByFunction.js';
 import { JobOrmEntity } from '../jobs/infrastructure/job.orm-entity.js';
 
 export const ENTITIES = [JobOrmEntity];
@@ -37,6 +38,7 @@ export const MIGRATIONS = [
   FinalRunsResponseJson1765670400000,
   ClaimByIndex1765756800000,
   JobsPartialIndexes1765843200000,
+  SaveByFunction1765929600000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

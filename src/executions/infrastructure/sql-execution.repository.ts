@@ -175,18 +175,12 @@ const INSERT_SKIPPING_TAKEN_CHAINS = `${INSERT}
   ON CONFLICT (job_id, triggered_by) WHERE trigger = 'CHAIN' DO NOTHING
   RETURNING id`;
 
-/** What saveAll sends per execution: the row's key, the version it was read with, and what a change writes. */
-const SAVED = ['id', 'version', ...EXECUTION_COLUMNS.changing()] as const;
-const LEASE_PARAM = `$${SAVED.length + 1}`;
-// a lease belongs to a running execution only: a worker sets its own when it claims, an outside runner has none
-const SAVE = `UPDATE executions e
-  SET ${EXECUTION_COLUMNS.changing()
-    .map((field) => `${EXECUTION_COLUMNS.column(field)} = v.${EXECUTION_COLUMNS.column(field)}`)
-    .join(', ')}, version = e.version + 1,
-      lease_expires_at = CASE WHEN v.status = 'RUNNING' THEN coalesce(${LEASE_PARAM}, e.lease_expires_at) END
-  FROM unnest(${EXECUTION_COLUMNS.arrays(SAVED)}) AS v(${EXECUTION_COLUMNS.names(SAVED)})
-  WHERE e.id = v.id AND e.version = v.version
-  RETURNING e.id`;
+/**
+ * What saveAll sends per execution: the row's key, the version it was read with, and what a change
+ * writes; then the lease. orbit_save_executions (the SaveByFunction migration) writes them.
+ */
+export const SAVED = ['id', 'version', ...EXECUTION_COLUMNS.changing()] as const;
+const SAVE = `SELECT id FROM orbit_save_executions(${EXECUTION_COLUMNS.arrays(SAVED)}, $${SAVED.length + 1}) AS id`;
 
 /**
  * What a worker ($n: its labels, $n+1: its id) may run: its selector is among the labels, it is
