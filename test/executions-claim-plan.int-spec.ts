@@ -1,3 +1,4 @@
+import { planCost } from './support/plan-cost.js';
 import { createTestDatabase, TestDatabase } from './support/test-database.js';
 
 /**
@@ -36,21 +37,7 @@ describe('the claim with statistics older than the queue', () => {
     await db?.drop();
   });
 
-  /** The shared buffers a statement touched, and how many rows it answered: its second run, planned by the first. */
-  async function cost(sql: string): Promise<{ buffers: number; rows: number }> {
-    await db.sql('BEGIN');
-    await db.sql(sql);
-    await db.sql('ROLLBACK');
-    await db.sql('BEGIN');
-    try {
-      const { rows } = await db.sql(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`);
-      type Node = { 'Shared Hit Blocks': number; 'Shared Read Blocks': number; 'Actual Rows': number };
-      const plan = (rows[0] as { 'QUERY PLAN': [{ Plan: Node }] })['QUERY PLAN'][0].Plan;
-      return { buffers: plan['Shared Hit Blocks'] + plan['Shared Read Blocks'], rows: plan['Actual Rows'] };
-    } finally {
-      await db.sql('ROLLBACK');
-    }
-  }
+  const cost = (statement: string, params: unknown[] = []) => planCost(db.sql, statement, params);
 
   it('claims 3 of 2,000 queued runs from the claim index, touching a few pages, not every queued row', async () => {
     const claim = await cost(`SELECT id FROM orbit_claim_free(now(), 3, '{"host": "h"}', 'w')`);

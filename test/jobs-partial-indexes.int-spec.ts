@@ -7,6 +7,7 @@ import {
   TRIGGERED_AFTER,
 } from '../src/jobs/infrastructure/typeorm-job.repository.js';
 import { FakeClock } from './support/fake-clock.js';
+import { planCost } from './support/plan-cost.js';
 import { createTestApp, TestApp } from './support/test-app.js';
 
 const T0 = new Date('2026-12-01T10:00:00.000Z');
@@ -58,18 +59,7 @@ describe('reads about a few jobs among thousands', () => {
     await t?.close();
   });
 
-  /** The shared buffers a statement touched and the rows it answered, in a transaction rolled back. */
-  async function cost(sql: string, params: unknown[]): Promise<{ buffers: number; rows: number }> {
-    await t.db.sql('BEGIN');
-    try {
-      const { rows } = await t.db.sql(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`, params);
-      type Node = { 'Shared Hit Blocks': number; 'Shared Read Blocks': number; 'Actual Rows': number };
-      const plan = (rows[0] as { 'QUERY PLAN': [{ Plan: Node }] })['QUERY PLAN'][0].Plan;
-      return { buffers: plan['Shared Hit Blocks'] + plan['Shared Read Blocks'], rows: plan['Actual Rows'] };
-    } finally {
-      await t.db.sql('ROLLBACK');
-    }
-  }
+  const cost = (statement: string, params: unknown[] = []) => planCost(t.db.sql, statement, params);
 
   const names = async (upstream: string[]) => (await jobs.triggeredAfter(upstream)).map((job) => job.name);
 
