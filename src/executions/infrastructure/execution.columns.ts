@@ -6,6 +6,8 @@ import { ExecutionProps } from '../domain/execution.js';
  * checks that none is missing), in the table's order. Not listed: `lease_expires_at`, the
  * runtime's own (set by a claim, renewed by heartbeats, cleared by any other change), and
  * `response_json`, which PostgreSQL writes itself (see the ExecutionResponseJson migration).
+ * The `changes` columns are the arguments of orbit_save_executions: a new one is also a migration
+ * that replaces that function (see the SaveByFunction migration).
  */
 export const EXECUTION_COLUMNS = new TableColumns<keyof ExecutionProps>('executions', {
   id: { type: 'uuid' },
