@@ -1,9 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { ArrayMinSize, IsArray, IsIn, IsOptional, IsString, MaxLength, MinLength, NotContains } from 'class-validator';
 import { AUDITED_ACTIONS, AuditedAction } from '../../shared/application/audited-actions.js';
 import { InvalidArgumentError } from '../../shared/domain/domain-errors.js';
+import { CommaList } from '../../shared/http/comma-list.js';
 import { IsInstant } from '../../shared/http/iso-instant.js';
 import { ListQueryDto } from '../../shared/http/list-query.dto.js';
 import { AuditFilter } from '../application/audit-log.js';
@@ -29,9 +29,7 @@ export class ListAuditQuery extends ListQueryDto {
     description: 'Only these actions: repeat the parameter or separate the actions by commas',
   })
   @IsOptional()
-  @Transform(({ value }: { value: unknown }) =>
-    (Array.isArray(value) ? value : [value]).flatMap((v) => String(v).split(',')).filter((v) => v !== ''),
-  )
+  @CommaList()
   @IsArray()
   @ArrayMinSize(1, { message: 'action must name at least one action' })
   @IsIn(AUDITED_ACTIONS, { each: true, message: `each action must be one of ${AUDITED_ACTIONS.join(', ')}` })

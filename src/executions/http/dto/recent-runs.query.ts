@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
+import { CommaList } from '../../../shared/http/comma-list.js';
 
 /** At most one page of jobs, and the runs a chart of one job draws. */
 export const RECENT_RUNS = { maxJobs: 100, min: 1, max: 200, default: 20 } as const;
@@ -11,9 +12,7 @@ export class RecentRunsQuery {
     format: 'uuid',
     description: `The jobs, up to ${RECENT_RUNS.maxJobs}: repeat the parameter or separate the ids by commas`,
   })
-  @Transform(({ value }: { value: unknown }) =>
-    (Array.isArray(value) ? value : [value]).flatMap((v) => String(v).split(',')).filter((v) => v !== ''),
-  )
+  @CommaList()
   @IsArray()
   @ArrayMinSize(1, { message: 'ids must name at least one job' })
   @ArrayMaxSize(RECENT_RUNS.maxJobs, { message: `ids may name at most ${RECENT_RUNS.maxJobs} jobs` })
