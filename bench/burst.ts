@@ -4,6 +4,7 @@
  * manual run.
  */
 import { combined, CpuSample, describeCpu, perExecution, postgresTree, workerTree } from './cpu.js';
+import { describeWal, walPosition, walSince, WalPerExecution } from './wal.js';
 import {
   bareNode,
   Bench,
@@ -35,6 +36,8 @@ export interface BurstResult {
   failed: number;
   /** CPU ms per execution: the worker processes, their spawners, PostgreSQL, the commands. */
   cpuMs: CpuSample;
+  /** What PostgreSQL wrote per execution, its queueing included (wal.ts). */
+  wal: WalPerExecution;
 }
 
 /** How cpu.ts's parts are called for Orbit. */
@@ -70,7 +73,7 @@ export async function runBurst(bench: Bench): Promise<void> {
       log(`burst: bare Node ${perSecond(reference)}; now Orbit, ${variant.label}`);
       const result = await burstOnce(bench, jobId, variant.workers);
       log(`burst: Orbit ${perSecond(result.perSecond)} (${result.seconds.toFixed(1)} s, ${result.failed} failed)`);
-      log(`burst: CPU per execution, Orbit ${describeCpu(result.cpuMs, ORBIT_CPU_PARTS)}`);
+      log(`burst: CPU per execution, Orbit ${describeCpu(result.cpuMs, ORBIT_CPU_PARTS)}; ${describeWal(result.wal)}`);
       const share = result.perSecond / reference;
       const target = BURST_TARGET_RATIO[variant.key];
       bench.report.figure(variant.key, {
@@ -83,12 +86,14 @@ export async function runBurst(bench: Bench): Promise<void> {
         bareNodePerSecond: reference,
         bareNodeConcurrency: variant.reference,
         cpuMsPerExecution: { orbit: result.cpuMs, bareNode: bare.cpuMs },
+        walPerExecution: result.wal,
         ratio: share,
         ...(target ? { target: `>= ${target}`, met: share >= target } : {}),
       });
       if (variant.workers.length === 1 && variant.workers[0] === 8) {
         bench.burstRates = { orbitC8: result.perSecond, bareC8: reference };
         bench.burstCpuMs = result.cpuMs;
+        bench.burstWal = result.wal;
       }
       bench.report.add({
         scenario: 'burst',
@@ -103,7 +108,7 @@ export async function runBurst(bench: Bench): Promise<void> {
       bench.report.add({
         scenario: 'burst',
         measure: `… CPU per execution, ${variant.label}`,
-        figure: describeCpu(result.cpuMs, ORBIT_CPU_PARTS),
+        figure: `${describeCpu(result.cpuMs, ORBIT_CPU_PARTS)}; ${describeWal(result.wal)}`,
         target: `report; bare Node c${variant.reference}: node ${bare.cpuMs.worker.toFixed(2)} ms (commands ${bare.cpuMs.commands.toFixed(2)} ms)`,
         verdict: 'info',
       });
@@ -137,11 +142,13 @@ export async function burstOnce(
     await sleep(500); // let the workers' first claim passes and LISTENs settle
     const cpu = combined(await postgresTree(bench.db), ...workers.map((worker) => workerTree(worker.pid)));
     const cpuBefore = cpu();
+    const walFrom = await walPosition(bench.db);
     const begin = Date.now();
     await enqueue(bench.db, jobId, burst);
     bench.executionsRun += burst;
     await until('the burst to finish', async () => (await unfinished(bench.db)) === 0, 60_000 + burst * 200);
     const cpuMs = perExecution(cpuBefore, cpu(), burst);
+    const wal = await walSince(bench.db, walFrom, burst);
     const { rows } = await bench.db.query<{ last: Date; succeeded: number; failed: number }>(
       `SELECT max(finished_at) AS last, count(*) FILTER (WHERE status = 'SUCCEEDED')::int AS succeeded,
               count(*) FILTER (WHERE status <> 'SUCCEEDED')::int AS failed
@@ -149,7 +156,14 @@ export async function burstOnce(
       [jobId],
     );
     const seconds = (rows[0]!.last.getTime() - begin) / 1000;
-    return { perSecond: burst / seconds, seconds, succeeded: rows[0]!.succeeded, failed: rows[0]!.failed, cpuMs };
+    return {
+      perSecond: burst / seconds,
+      seconds,
+      succeeded: rows[0]!.succeeded,
+      failed: rows[0]!.failed,
+      cpuMs,
+      wal,
+    };
   } finally {
     await Promise.all(workers.map((worker) => worker.stop()));
     await clear();

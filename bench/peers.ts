@@ -15,6 +15,7 @@ import PgBoss10 from 'pg-boss';
 import { PgBoss as PgBoss12 } from 'pg-boss-12';
 import { LATENCY_SPACING_MS, LATENCY_WARM_UP_RUNS, ORBIT_CPU_PARTS } from './burst.js';
 import { combined, CpuSample, describeCpu, perExecution, postgresTree, workerTree } from './cpu.js';
+import { describeWal, walPosition, walSince, WalPerExecution } from './wal.js';
 import {
   bareNodeRate,
   Bench,
@@ -230,6 +231,8 @@ interface PeerBurst {
   failed: number;
   /** CPU ms per job: the peer's worker process, PostgreSQL, the commands (cpu.ts). */
   cpuMs: CpuSample;
+  /** What PostgreSQL wrote per job, its adding included (wal.ts). */
+  wal: WalPerExecution;
 }
 
 interface PeerLatency {
@@ -252,7 +255,7 @@ export async function runPeers(bench: Bench): Promise<void> {
         log(`peers: ${title}, ${bench.settings.burst} × /bin/sh -c true, ${peer.setup}`);
         const burst = await peerBurst(bench, peer);
         log(`peers: ${title} ${perSecond(burst.perSecond)} (${burst.seconds.toFixed(1)} s, ${burst.failed} failed)`);
-        log(`peers: ${title}, CPU per job ${describeCpu(burst.cpuMs)}`);
+        log(`peers: ${title}, CPU per job ${describeCpu(burst.cpuMs)}; ${describeWal(burst.wal)}`);
         log(
           `peers: ${title}, ${bench.settings.latencyRuns} jobs added ${LATENCY_SPACING_MS} ms apart to an idle worker`,
         );
@@ -286,6 +289,8 @@ interface OrbitFigures {
   c8PerSecond: number | null;
   /** Its CPU per execution, by part, likewise. */
   c8CpuMs: CpuSample | null;
+  /** What PostgreSQL wrote per execution, likewise. */
+  c8Wal: WalPerExecution | null;
   bareNodeC8PerSecond: number;
   idleLatencyMs: { p50: number; p99: number } | null;
 }
@@ -302,6 +307,7 @@ async function orbitFigures(bench: Bench): Promise<OrbitFigures> {
   return {
     c8PerSecond: bench.burstRates.orbitC8 ?? null,
     c8CpuMs: bench.burstCpuMs ?? null,
+    c8Wal: bench.burstWal ?? null,
     bareNodeC8PerSecond: bare,
     idleLatencyMs: bench.idleLatencyMs ?? null,
   };
@@ -338,9 +344,10 @@ function reportPeer(
   bench.report.add({
     scenario: 'peers',
     measure: `${title}: CPU per job in that burst, beside the commands`,
-    figure: describeCpu(burst.cpuMs),
+    figure: `${describeCpu(burst.cpuMs)}; ${describeWal(burst.wal)}`,
     target: orbitCpu
-      ? `Orbit c${CONCURRENCY} ${describeCpu(orbitCpu, ORBIT_CPU_PARTS)} ≤ ${CPU_TARGET_SHARE} × this`
+      ? `Orbit c${CONCURRENCY} ${describeCpu(orbitCpu, ORBIT_CPU_PARTS)} ≤ ${CPU_TARGET_SHARE} × this` +
+        (orbit.c8Wal === null ? '' : `; Orbit ${describeWal(orbit.c8Wal)}`)
       : 'report',
     ratio: ratio(cpuShare),
     verdict: orbitCpu ? verdict(cpuShare <= CPU_TARGET_SHARE) : 'info',
@@ -380,10 +387,12 @@ async function peerBurst(bench: Bench, peer: Peer): Promise<PeerBurst> {
     const payloads = Array.from({ length: burst }, (_, n) => ({ tag: 'burst', n }));
     const cpu = combined(await postgresTree(bench.db), workerTree(worker.pid));
     const cpuBefore = cpu();
+    const walFrom = await walPosition(bench.db);
     const begin = Date.now();
     await producer.addMany(payloads);
     const runs = await finished(bench, peer, worker, 'burst', burst, 60_000 + burst * 200);
     const cpuMs = perExecution(cpuBefore, cpu(), burst);
+    const wal = await walSince(bench.db, walFrom, burst);
     // the same span as Orbit's: from the queueing to the last end (here the handler's, after its command exited)
     const last = Math.max(...runs.map((run) => run.endedAt));
     const seconds = (last - begin) / 1000;
@@ -395,6 +404,7 @@ async function peerBurst(bench: Bench, peer: Peer): Promise<PeerBurst> {
       succeeded: runs.length - failed,
       failed,
       cpuMs,
+      wal,
     };
   } finally {
     await producer.close();

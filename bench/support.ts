@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type pg from 'pg';
 import type { CpuSample } from './cpu.js';
+import type { WalPerExecution } from './wal.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SPAWN_REFERENCE = join(ROOT, 'bench/spawn-reference.mjs');
@@ -128,6 +129,8 @@ export interface Bench {
   burstRates: { orbitC8?: number; bareC8?: number };
   /** Orbit's CPU ms per execution in the c8 burst, by part (see cpu.ts), for the peers beside it. */
   burstCpuMs?: CpuSample;
+  /** What PostgreSQL wrote per execution in it (wal.ts), likewise. */
+  burstWal?: WalPerExecution;
   /** Orbit's idle latency measured earlier in the run (ms), for the peers beside it. */
   idleLatencyMs?: { p50: number; p99: number };
 }

@@ -1,0 +1,84 @@
+/**
+ * What PostgreSQL wrote for a span of work, from its write-ahead log: the bytes (full-page images
+ * included), and with pg_walinspect (a contrib module of the bench's embedded PostgreSQL) the
+ * commits, row versions and index entries among them. Unlike CPU time, these are the same on any
+ * machine for the same work, so they tell where a cost per execution comes from. Peers are
+ * measured the same way.
+ */
+import pg from 'pg';
+
+/** Per execution. */
+export interface WalPerExecution {
+  bytes: number;
+  /** Of which full-page images (the first change of a page after a checkpoint). */
+  fpiBytes: number;
+  /** The rest needs pg_walinspect; null without it. */
+  commits: number | null;
+  /** Heap tuples written: inserts and the new versions of updates. */
+  rowVersions: number | null;
+  /** B-tree and GIN entries inserted. */
+  indexEntries: number | null;
+}
+
+const ROW_VERSIONS = /^Heap\/(INSERT|UPDATE|HOT_UPDATE)(\+INIT)?$|^Heap2\/MULTI_INSERT(\+INIT)?$/;
+const INDEX_ENTRIES = /^Btree\/INSERT_(LEAF|POST)$|^Gin\/INSERT$/;
+
+/** The WAL position now (the insert position: what a span wrote is the difference). */
+export async function walPosition(db: pg.Client): Promise<string> {
+  const { rows } = await db.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn');
+  return rows[0]!.lsn;
+}
+
+/** What was written from `from` until now, divided among `executions`. */
+export async function walSince(db: pg.Client, from: string, executions: number): Promise<WalPerExecution> {
+  // the records are read back from the log, which holds them once flushed
+  const { rows } = await db.query<{ to: string; bytes: string }>(
+    `SELECT pg_current_wal_flush_lsn()::text AS to, pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::pg_lsn)::text AS bytes`,
+    [from],
+  );
+  const { to, bytes } = rows[0]!;
+  const per = (n: number) => n / executions;
+  const stats = await recordStats(db, from, to);
+  if (!stats) return { bytes: per(Number(bytes)), fpiBytes: 0, commits: null, rowVersions: null, indexEntries: null };
+  const sum = (pick: (type: string) => boolean, field: 'count' | 'fpi_size') =>
+    per(stats.filter((s) => pick(s.type)).reduce((total, s) => total + Number(s[field]), 0));
+  return {
+    bytes: per(Number(bytes)),
+    fpiBytes: sum(() => true, 'fpi_size'),
+    commits: sum((type) => type === 'Transaction/COMMIT', 'count'),
+    rowVersions: sum((type) => ROW_VERSIONS.test(type), 'count'),
+    indexEntries: sum((type) => INDEX_ENTRIES.test(type), 'count'),
+  };
+}
+
+interface RecordStat {
+  type: string;
+  count: string;
+  fpi_size: string;
+}
+
+/** pg_walinspect's counts by record type, or null where the module cannot be had. */
+async function recordStats(db: pg.Client, from: string, to: string): Promise<RecordStat[] | null> {
+  try {
+    await db.query('CREATE EXTENSION IF NOT EXISTS pg_walinspect');
+    const { rows } = await db.query<RecordStat>(
+      `SELECT "resource_manager/record_type" AS type, count::text, fpi_size::text
+         FROM pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true) WHERE count > 0`,
+      [from, to],
+    );
+    return rows;
+  } catch {
+    return null;
+  }
+}
+
+/** `WAL 4.1 KB (FPI 0.2): 0.25 commits, 5.0 row versions, 21.9 index entries` (per execution). */
+export function describeWal(wal: WalPerExecution): string {
+  const kb = (bytes: number) => (bytes / 1024).toFixed(1);
+  const parts =
+    wal.commits === null
+      ? ''
+      : `: ${wal.commits.toFixed(2)} commits, ${wal.rowVersions!.toFixed(1)} row versions, ` +
+        `${wal.indexEntries!.toFixed(1)} index entries`;
+  return `WAL ${kb(wal.bytes)} KB (FPI ${kb(wal.fpiBytes)})${parts}`;
+}
