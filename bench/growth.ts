@@ -21,6 +21,7 @@ import {
 } from './api.js';
 import { BurstResult, burstOnce, LatencyResult, measureLatency, ORBIT_CPU_PARTS } from './burst.js';
 import { describeCpu } from './cpu.js';
+import { describeWal } from './wal.js';
 import { explain, ExplainedStatement } from './explain.js';
 import { CapturedStatement, PgCapture } from './pg-capture.js';
 import {
@@ -138,7 +139,9 @@ async function measure(bench: Bench, rows: number, seedSeconds: number, context:
   log(`growth ${size}: bare Node ${perSecond(bare.perSecond)}; Orbit, 1 worker at concurrency ${CONCURRENCY}`);
   const burst = await burstOnce(bench, burstJob, [CONCURRENCY], () => deleteExecutionsOf(db, burstJob));
   bench.executionsRun += settings.burst;
-  log(`growth ${size}: Orbit ${perSecond(burst.perSecond)}, CPU ${describeCpu(burst.cpuMs, ORBIT_CPU_PARTS)}`);
+  log(
+    `growth ${size}: Orbit ${perSecond(burst.perSecond)}, CPU ${describeCpu(burst.cpuMs, ORBIT_CPU_PARTS)}; ${describeWal(burst.wal)}`,
+  );
   const latency = await measureLatency(bench, latencyJob, () => deleteExecutionsOf(db, latencyJob));
   log(`growth ${size}: idle latency p50 ${ms(latency.latency.p50)}, p99 ${ms(latency.latency.p99)}`);
   const claim = await explainClaim(bench, context.claim, burstJob);
@@ -289,6 +292,15 @@ function report(bench: Bench, steps: Step[]): void {
     cpuShare,
     cpuShare <= 1 + WITHIN,
   );
+  // the same work writes the same log at any size: a change here is the history's doing, on any machine
+  bench.report.add({
+    scenario: 'growth',
+    measure: '… what PostgreSQL wrote per execution (its WAL)',
+    figure: along(steps, (s) => describeWal(s.burst.wal)),
+    target: 'report',
+    ratio: ratio(full.burst.wal.bytes / empty.burst.wal.bytes),
+    verdict: 'info',
+  });
   for (const q of ['p50', 'p99'] as const) {
     const share = full.latency.latency[q] / empty.latency.latency[q];
     row(
