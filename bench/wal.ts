@@ -5,14 +5,13 @@
  * machine for the same work, so they tell where a cost per execution comes from. Peers are
  * measured the same way.
  */
-import pg from 'pg';
+import type pg from 'pg';
 
 /** Per execution. */
 export interface WalPerExecution {
   bytes: number;
-  /** Of which full-page images (the first change of a page after a checkpoint). */
-  fpiBytes: number;
-  /** The rest needs pg_walinspect; null without it. */
+  /** The rest needs pg_walinspect; null without it. Of the bytes, the full-page images (a page's first change after a checkpoint). */
+  fpiBytes: number | null;
   commits: number | null;
   /** Heap tuples written: inserts and the new versions of updates. */
   rowVersions: number | null;
@@ -39,7 +38,8 @@ export async function walSince(db: pg.Client, from: string, executions: number):
   const { to, bytes } = rows[0]!;
   const per = (n: number) => n / executions;
   const stats = await recordStats(db, from, to);
-  if (!stats) return { bytes: per(Number(bytes)), fpiBytes: 0, commits: null, rowVersions: null, indexEntries: null };
+  if (!stats)
+    return { bytes: per(Number(bytes)), fpiBytes: null, commits: null, rowVersions: null, indexEntries: null };
   const sum = (pick: (type: string) => boolean, field: 'count' | 'fpi_size') =>
     per(stats.filter((s) => pick(s.type)).reduce((total, s) => total + Number(s[field]), 0));
   return {
@@ -75,10 +75,9 @@ async function recordStats(db: pg.Client, from: string, to: string): Promise<Rec
 /** `WAL 4.1 KB (FPI 0.2): 0.25 commits, 5.0 row versions, 21.9 index entries` (per execution). */
 export function describeWal(wal: WalPerExecution): string {
   const kb = (bytes: number) => (bytes / 1024).toFixed(1);
-  const parts =
-    wal.commits === null
-      ? ''
-      : `: ${wal.commits.toFixed(2)} commits, ${wal.rowVersions!.toFixed(1)} row versions, ` +
-        `${wal.indexEntries!.toFixed(1)} index entries`;
-  return `WAL ${kb(wal.bytes)} KB (FPI ${kb(wal.fpiBytes)})${parts}`;
+  if (wal.fpiBytes === null) return `WAL ${kb(wal.bytes)} KB`;
+  return (
+    `WAL ${kb(wal.bytes)} KB (FPI ${kb(wal.fpiBytes)}): ${wal.commits!.toFixed(2)} commits, ` +
+    `${wal.rowVersions!.toFixed(1)} row versions, ${wal.indexEntries!.toFixed(1)} index entries`
+  );
 }
