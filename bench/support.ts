@@ -180,22 +180,29 @@ const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
 
 /** Warnings and errors each stopped Orbit process logged, by process name. */
 export const logProblems: Record<string, ReturnType<typeof problemsIn>> = {};
+/** How often each name was started in this run. */
+const startsOf = new Map<string, number>();
 
 /** Settings that would change what is measured if the caller's shell happened to export them. */
 const STRIPPED_ENV = /^(ORBIT_|DATABASE_URL$|PORT$|HOST$|LOG_LEVEL$)/;
 
 /**
  * Starts `node dist/src/main.js <role>` (the run's copy) against the run's database, its log (stdout and stderr)
- * in bench/results/logs/<name>.log, and resolves once it says it runs (worker) or listens (api).
+ * in bench/results/logs/<name>.log, and resolves once it says it runs (worker) or listens (api). A name
+ * started before in the run gets a log of its own (<name>-2.log, …): read in an earlier process's log,
+ * the readiness line was found at once, and a growth step's burst measured the worker's start-up.
  */
 export async function startOrbit(
   bench: Bench,
   role: Role,
-  name: string,
+  given: string,
   env: Record<string, string> = {},
 ): Promise<OrbitProcess> {
+  const starts = (startsOf.get(given) ?? 0) + 1;
+  startsOf.set(given, starts);
+  const name = starts === 1 ? given : `${given}-${starts}`;
   const logFile = join(bench.logDir, `${name}.log`);
-  const fd = openSync(logFile, 'a');
+  const fd = openSync(logFile, 'wx');
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !STRIPPED_ENV.test(key)));
   let child: ChildProcess;
   try {
