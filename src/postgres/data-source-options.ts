@@ -17,6 +17,7 @@ import { FinalRunsResponseJson1765670400000 } from '../../migrations/17656704000
 import { ClaimByIndex1765756800000 } from '../../migrations/1765756800000-ClaimByIndex.js';
 import { JobsPartialIndexes1765843200000 } from '../../migrations/1765843200000-JobsPartialIndexes.js';
 import { SaveByFunction1765929600000 } from '../../migrations/1765929600000-SaveByFunction.js';
+import { QueueVacuum1766016000000 } from '../../migrations/1766016000000-QueueVacuum.js';
 import { JobOrmEntity } from '../jobs/infrastructure/job.orm-entity.js';
 
 export const ENTITIES = [JobOrmEntity];
@@ -39,6 +40,7 @@ export const MIGRATIONS = [
   ClaimByIndex1765756800000,
   JobsPartialIndexes1765843200000,
   SaveByFunction1765929600000,
+  QueueVacuum1766016000000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {
