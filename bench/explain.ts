@@ -12,6 +12,8 @@ interface PlanNode {
   'Relation Name'?: string;
   'Index Name'?: string;
   'Actual Rows'?: number;
+  'Shared Hit Blocks'?: number;
+  'Shared Read Blocks'?: number;
   Plans?: PlanNode[];
 }
 
@@ -37,6 +39,8 @@ export interface ExplainedStatement {
   indexOnly: boolean;
   executionMs: number;
   planningMs: number;
+  /** Shared buffers the execution touched (hit or read): its cost on any machine. */
+  buffers: number;
   text: string;
   json: unknown;
   /** When the plan scans a small table sequentially: the same statement with enable_seqscan off. */
@@ -63,6 +67,7 @@ export async function explain(db: pg.Client, statement: CapturedStatement): Prom
     indexOnly: !scans.some((scan) => scan.node === 'Seq Scan'),
     executionMs: root['Execution Time'],
     planningMs: root['Planning Time'],
+    buffers: (root.Plan['Shared Hit Blocks'] ?? 0) + (root.Plan['Shared Read Blocks'] ?? 0),
     text,
     json,
   };

@@ -65,7 +65,14 @@ interface Step {
   bare: BareNode;
   burst: BurstResult;
   latency: LatencyResult;
-  claim: { nodes: string[]; indexOnly: boolean; executionMs: number; planningMs: number; text: string };
+  claim: {
+    nodes: string[];
+    indexOnly: boolean;
+    executionMs: number;
+    planningMs: number;
+    buffers: number;
+    text: string;
+  };
   /** The API at this size; none on the empty table (nothing to list). */
   api: EndpointLoads | null;
   tables: { executionsBytes: number; eventsRows: number; eventsBytes: number };
@@ -145,7 +152,9 @@ async function measure(bench: Bench, rows: number, seedSeconds: number, context:
   const latency = await measureLatency(bench, latencyJob, () => deleteExecutionsOf(db, latencyJob));
   log(`growth ${size}: idle latency p50 ${ms(latency.latency.p50)}, p99 ${ms(latency.latency.p99)}`);
   const claim = await explainClaim(bench, context.claim, burstJob);
-  log(`growth ${size}: claim ${claim.nodes.join(' → ')} (${claim.executionMs.toFixed(2)} ms)\n${claim.text}`);
+  log(
+    `growth ${size}: claim ${claim.nodes.join(' → ')} (${claim.executionMs.toFixed(2)} ms, ${claim.buffers} buffers)\n${claim.text}`,
+  );
   let api: EndpointLoads | null = null;
   if (rows > 0) {
     const sampleIds = await sampleExecutionIds(bench);
@@ -243,6 +252,7 @@ async function explainClaim(bench: Bench, claim: CapturedStatement, jobId: strin
       indexOnly: last.indexOnly,
       executionMs: times[Math.floor(times.length / 2)]!,
       planningMs: last.planningMs,
+      buffers: last.buffers,
       text: last.text,
     };
   } finally {
@@ -314,7 +324,11 @@ function report(bench: Bench, steps: Step[]): void {
   const samePlan = full.claim.nodes.join() === empty.claim.nodes.join();
   row(
     `the claim (EXPLAIN ANALYZE, median of ${CLAIM_RUNS}, ${bench.settings.burst} queued): ${full.claim.nodes.join(' → ')}`,
-    along(steps, (s) => `${s.claim.executionMs.toFixed(2)} ms${s.claim.indexOnly ? '' : ' (Seq Scan)'}`),
+    along(
+      steps,
+      (s) =>
+        `${s.claim.executionMs.toFixed(2)} ms, ${s.claim.buffers} buffers${s.claim.indexOnly ? '' : ' (Seq Scan)'}`,
+    ),
     claimShare,
     claimShare <= 1 + WITHIN && samePlan && full.claim.indexOnly,
     `${within}, the same plan${samePlan ? '' : ` (at 0: ${empty.claim.nodes.join(' → ')})`}`,
