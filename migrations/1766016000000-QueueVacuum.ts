@@ -8,7 +8,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * walks the dead entries of every run since the last vacuum. PostgreSQL's default starts that
  * vacuum when a fifth of the table is dead: with 5,000,000 finished runs kept, after about
  * 500,000 more runs. On a scratch database with 1,000,000 runs kept, a claim of a c8 worker read
- * 33 pages after a vacuum and 147 after 18,000 more runs (0.16 → 0.53 ms).
+ * 33–52 pages after a vacuum and 121 after 20,000 more runs (0.16 → 0.35 ms).
  *
  * So vacuum starts after a number of dead rows that hardly grows with the history (10,000 and a
  * hundredth of the table), and always cleans the indexes: PostgreSQL skips that when the dead rows
