@@ -65,14 +65,7 @@ interface Step {
   bare: BareNode;
   burst: BurstResult;
   latency: LatencyResult;
-  claim: {
-    nodes: string[];
-    indexOnly: boolean;
-    executionMs: number;
-    planningMs: number;
-    buffers: number;
-    text: string;
-  };
+  claim: Pick<ExplainedStatement, 'nodes' | 'indexOnly' | 'executionMs' | 'planningMs' | 'buffers' | 'text'>;
   /** The API at this size; none on the empty table (nothing to list). */
   api: EndpointLoads | null;
   tables: { executionsBytes: number; eventsRows: number; eventsBytes: number };
