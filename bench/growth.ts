@@ -4,7 +4,8 @@
  * as retention keeps them in production (the events table grows with executions, three rows
  * each); then, with none, a fifth and all of BENCH_GROWTH_ROWS (1,000,000 and 5,000,000 by
  * default) in the table: the c8 burst (rate beside bare Node's, and CPU per execution), the idle
- * latency, the claim's plan and time (EXPLAIN ANALYZE of the statement a worker sent), and the
+ * latency, the claim's plan and time (EXPLAIN ANALYZE of the statement a worker sent), the same
+ * claim behind runs kept in the table (whose dead queue entries it walks until a vacuum), and the
  * API's lists and read by id beside their bare Node + pg reference. Each figure is printed from
  * the empty table to the largest, with the target "within 10 % of the empty table's".
  */
@@ -55,8 +56,12 @@ const API_RPS_SHARE = 0.9;
 const API_P99_SHARE = 1.25;
 /** The history is spread over this many days, inside retention's default 30: no sweep prunes it meanwhile. */
 const HISTORY_DAYS = 20;
+/** Bursts whose runs stay in the table before the claim is explained behind them. */
+const KEPT_BURSTS = 10;
 /** EXPLAIN ANALYZE runs of the claim per size; the median time is reported. */
 const CLAIM_RUNS = 5;
+
+type Claim = Pick<ExplainedStatement, 'nodes' | 'indexOnly' | 'executionMs' | 'planningMs' | 'buffers' | 'text'>;
 
 interface Step {
   rows: number;
@@ -65,7 +70,9 @@ interface Step {
   bare: BareNode;
   burst: BurstResult;
   latency: LatencyResult;
-  claim: Pick<ExplainedStatement, 'nodes' | 'indexOnly' | 'executionMs' | 'planningMs' | 'buffers' | 'text'>;
+  claim: Claim;
+  /** The claim after runs a worker left in the table, and the autovacuums of executions meanwhile. */
+  keptClaim: Claim & { runs: number; autovacuums: number };
   /** The API at this size; none on the empty table (nothing to list). */
   api: EndpointLoads | null;
   tables: { executionsBytes: number; eventsRows: number; eventsBytes: number };
@@ -148,6 +155,10 @@ async function measure(bench: Bench, rows: number, seedSeconds: number, context:
   log(
     `growth ${size}: claim ${claim.nodes.join(' → ')} (${claim.executionMs.toFixed(2)} ms, ${claim.buffers} buffers)\n${claim.text}`,
   );
+  const keptClaim = await claimAfterKeptRuns(bench, context.claim, burstJob);
+  log(
+    `growth ${size}: after ${keptClaim.runs} runs kept (${keptClaim.autovacuums} autovacuums), claim ${keptClaim.executionMs.toFixed(2)} ms, ${keptClaim.buffers} buffers`,
+  );
   let api: EndpointLoads | null = null;
   if (rows > 0) {
     const sampleIds = await sampleExecutionIds(bench);
@@ -162,7 +173,7 @@ async function measure(bench: Bench, rows: number, seedSeconds: number, context:
     eventsBytes: Number(sizes[0]!.events),
     eventsRows: Number(sizes[0]!.eventRows),
   };
-  return { rows, seedSeconds, bare, burst, latency, claim, api, tables };
+  return { rows, seedSeconds, bare, burst, latency, claim, keptClaim, api, tables };
 }
 
 /**
@@ -222,14 +233,27 @@ async function claimInside(bench: Bench, call: CapturedStatement): Promise<Captu
 }
 
 /**
- * EXPLAIN ANALYZE of the claim with a burst's worth of the job's executions queued (due before
- * the captured `now`, so that it finds them), each run rolled back; the median time.
+ * EXPLAIN ANALYZE of the claim with a burst's worth of the job's executions queued, each run
+ * rolled back; the median time. They are made due before the captured `now`, so that it finds
+ * them, or, `behindRuns`, the claim is asked at a `now` just after them: behind the runs before
+ * them, as a worker's next claim is.
  */
-async function explainClaim(bench: Bench, claim: CapturedStatement, jobId: string): Promise<Step['claim']> {
+async function explainClaim(
+  bench: Bench,
+  captured: CapturedStatement,
+  jobId: string,
+  behindRuns = false,
+): Promise<Claim> {
   const { db } = bench;
   await enqueue(db, jobId, bench.settings.burst);
   try {
-    await db.query(`UPDATE executions SET due_at = due_at - interval '1 day' WHERE job_id = $1`, [jobId]);
+    let claim = captured;
+    if (behindRuns) {
+      const now = await scalar<string>(db, `SELECT (clock_timestamp() + interval '1 second')::text AS value`);
+      claim = { ...captured, params: [now, ...captured.params.slice(1)] };
+    } else {
+      await db.query(`UPDATE executions SET due_at = due_at - interval '1 day' WHERE job_id = $1`, [jobId]);
+    }
     await db.query('ANALYZE executions');
     const runs: ExplainedStatement[] = [];
     await db.query('SET enable_sort = off');
@@ -248,6 +272,46 @@ async function explainClaim(bench: Bench, claim: CapturedStatement, jobId: strin
       buffers: last.buffers,
       text: last.text,
     };
+  } finally {
+    await deleteExecutionsOf(db, jobId);
+  }
+}
+
+/**
+ * Runs a worker claimed stay in the table, as in production: each left dead entries in the queue's
+ * indexes, ahead of the live ones, which every claim walks until a vacuum removes them (the
+ * QueueVacuum migration bounds how many). KEPT_BURSTS bursts one after another, kept, then the claim
+ * behind them; all of them are deleted after.
+ */
+async function claimAfterKeptRuns(
+  bench: Bench,
+  captured: CapturedStatement,
+  jobId: string,
+): Promise<Step['keptClaim']> {
+  const { db, settings } = bench;
+  const autovacuums = async () =>
+    Number(
+      await scalar<string>(
+        db,
+        `SELECT autovacuum_count::text AS value FROM pg_stat_user_tables WHERE relname = 'executions'`,
+      ),
+    );
+  const before = await autovacuums();
+  const worker = await startOrbit(bench, 'worker', 'growth-kept-runs', {
+    ORBIT_WORKER_CONCURRENCY: String(CONCURRENCY),
+  });
+  try {
+    for (let i = 0; i < KEPT_BURSTS; i++) {
+      await enqueue(db, jobId, settings.burst);
+      bench.executionsRun += settings.burst;
+      await until('a kept burst to finish', async () => (await unfinished(db)) === 0, 60_000 + settings.burst * 200);
+    }
+  } finally {
+    await worker.stop();
+  }
+  try {
+    const claim = await explainClaim(bench, captured, jobId, true);
+    return { ...claim, runs: KEPT_BURSTS * settings.burst, autovacuums: (await autovacuums()) - before };
   } finally {
     await deleteExecutionsOf(db, jobId);
   }
@@ -326,6 +390,19 @@ function report(bench: Bench, steps: Step[]): void {
     claimShare <= 1 + WITHIN && samePlan && full.claim.indexOnly,
     `${within}, the same plan${samePlan ? '' : ` (at 0: ${empty.claim.nodes.join(' → ')})`}`,
   );
+  const kept = full.keptClaim;
+  bench.report.add({
+    scenario: 'growth',
+    measure: `… the claim behind ${kept.runs} runs kept (their dead queue entries, until a vacuum), autovacuums of executions meanwhile`,
+    figure: along(
+      steps,
+      (s) =>
+        `${s.keptClaim.executionMs.toFixed(2)} ms, ${s.keptClaim.buffers} buffers (${s.keptClaim.autovacuums} autovacuums)`,
+    ),
+    target: 'report',
+    ratio: ratio(kept.buffers / empty.keptClaim.buffers),
+    verdict: 'info',
+  });
   const loaded = steps.filter((s): s is Step & { api: EndpointLoads } => s.api !== null);
   for (const endpoint of loaded[0]?.api.endpoints ?? []) {
     const at = (s: Step & { api: EndpointLoads }) => ({
@@ -375,6 +452,7 @@ function report(bench: Bench, steps: Step[]): void {
       burstC8: s.burst,
       idleLatencyMs: s.latency,
       claim: s.claim,
+      keptClaim: s.keptClaim,
       api: s.api && { loads: s.api.loads, reference: s.api.references },
     })),
   );
