@@ -436,19 +436,30 @@ describe('the dashboard in a real browser', () => {
       await textOf(history(), /No run yet/);
       await mark();
       const before = streams().length;
-      const dropped = page.waitForEvent('requestfailed', {
-        predicate: (failed) => new URL(failed.url()).pathname === '/events/stream',
+      // the open stream ends, failed or (its response cut between chunks) finished
+      const dropped = new Promise<void>((resolve) => {
+        const ended = (sent: Request) => {
+          if (new URL(sent.url()).pathname !== '/events/stream') return;
+          page.off('requestfailed', ended).off('requestfinished', ended);
+          resolve();
+        };
+        page.on('requestfailed', ended).on('requestfinished', ended);
       });
+      let runId: string;
       await page.context().setOffline(true);
-      // offline stops new connections; the open one is cut from the server's side
-      t.app.getHttpServer().closeAllConnections();
-      await dropped;
-      const run = await runNow(job.id);
-      expect((await finished(run.id as string)).status).toBe('SUCCEEDED');
-      await page.waitForTimeout(500);
-      expect(await history().textContent()).toMatch(/No run yet/);
-      await page.context().setOffline(false);
-      await textOf(history(), new RegExp(`${String(run.id).slice(0, 8)}[\\s\\S]*SUCCEEDED`), 5000);
+      try {
+        // offline stops new connections; the open one is cut from the server's side
+        t.app.getHttpServer().closeAllConnections();
+        await dropped;
+        runId = String((await runNow(job.id)).id);
+        expect((await finished(runId)).status).toBe('SUCCEEDED');
+        await page.waitForTimeout(500);
+        expect(await history().textContent()).toMatch(/No run yet/);
+      } finally {
+        // online again whatever happened: the tests after this one share the page
+        await page.context().setOffline(false);
+      }
+      await textOf(history(), new RegExp(`${runId.slice(0, 8)}[\\s\\S]*SUCCEEDED`), 5000);
       expect(await stillMarked()).toBe(1);
       const resumed = streams().slice(before);
       const ids = await Promise.all(resumed.map((sent) => sent.headerValue('last-event-id')));
