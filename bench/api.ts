@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import autocannon, { type Result } from 'autocannon';
 import type pg from 'pg';
+import { combined, CpuSample, ownCpu, postgresTree, processCpu } from './cpu.js';
 import { explain, ExplainedStatement, isPlannable } from './explain.js';
 import { CapturedStatement, PgCapture } from './pg-capture.js';
 import {
@@ -199,17 +200,23 @@ export async function loadEndpoints(
         paths: sampleIds.map((id) => `/executions/${id}`),
       },
     ];
+    const postgres = await postgresTree(bench.db);
     const sides = [
-      { name: 'Orbit', base, loads: {} as Record<string, Loaded> },
-      { name: 'reference (bare Node http + pg)', base: reference.base, loads: {} as Record<string, Loaded> },
-    ];
+      { name: 'Orbit', base, pid: api.pid, loads: {} as Record<string, Loaded> },
+      {
+        name: 'reference (bare Node http + pg)',
+        base: reference.base,
+        pid: reference.pid,
+        loads: {} as Record<string, Loaded>,
+      },
+    ].map((side) => ({ ...side, cpu: combined(processCpu(side.pid, 'server'), postgres, ownCpu('load')) }));
     for (let round = 1; round <= bench.settings.apiRounds; round++) {
       for (const endpoint of endpoints) {
         for (const side of round % 2 === 1 ? sides : [...sides].reverse()) {
           log(
             `api: round ${round}, ${side.name}: ${endpoint.label}, ${CONNECTIONS} connections, ${bench.settings.apiSeconds} s (+1 s warm-up)`,
           );
-          const result = loaded(endpoint, await load(side.base, adminToken, endpoint.paths, bench.settings.apiSeconds));
+          const result = await load(side, adminToken, endpoint, bench.settings.apiSeconds);
           const best = side.loads[endpoint.key];
           const rounds = [...(best?.roundsPerSecond ?? []), result.requestsPerSecond];
           side.loads[endpoint.key] = {
@@ -450,9 +457,11 @@ export interface Loaded {
   statusCodes: unknown;
   /** Requests per second of every round, in order (the figures above are the best round's). */
   roundsPerSecond: number[];
+  /** CPU microseconds per request: the server process, PostgreSQL, and the load generator. */
+  cpuPerRequestUs: { server: number; postgres: number; load: number };
 }
 
-function loaded(endpoint: Endpoint, result: Result): Loaded {
+function loaded(endpoint: Endpoint, result: Result): Omit<Loaded, 'cpuPerRequestUs'> {
   const { p50, p90, p99, max, mean } = result.latency;
   log(`api: p50 ${p50} ms, p99 ${p99} ms, ${result.requests.average} req/s`);
   return {
@@ -470,17 +479,20 @@ function loaded(endpoint: Endpoint, result: Result): Loaded {
   };
 }
 
+const us = (value: number) => `${value.toFixed(0)} µs`;
+
 export function describeLoad(l: Loaded): string {
   const failures = l.errors + l.timeouts;
   return (
     `p50 ${ms(l.latencyMs.p50)}, p99 ${ms(l.latencyMs.p99)}, ${l.requestsPerSecond.toFixed(0)} req/s, ` +
-    `non-2xx ${l.non2xx}${failures > 0 ? `, errors ${failures}` : ''}` +
+    `non-2xx ${l.non2xx}${failures > 0 ? `, errors ${failures}` : ''}, ` +
+    `CPU per request: server ${us(l.cpuPerRequestUs.server)} + PostgreSQL ${us(l.cpuPerRequestUs.postgres)} + load ${us(l.cpuPerRequestUs.load)}` +
     (l.roundsPerSecond.length > 1 ? ` (best of ${l.roundsPerSecond.map((r) => r.toFixed(0)).join(', ')} req/s)` : '')
   );
 }
 
 /** bench/api-reference.mjs on a free port, against the run's database. */
-async function startReference(bench: Bench): Promise<{ base: string; stop: () => void }> {
+async function startReference(bench: Bench): Promise<{ base: string; pid: number; stop: () => void }> {
   const port = await freePort();
   const child = spawn(process.execPath, [join(ROOT, 'bench/api-reference.mjs')], {
     env: { ...process.env, DATABASE_URL: bench.url, PORT: String(port) },
@@ -488,10 +500,30 @@ async function startReference(bench: Bench): Promise<{ base: string; stop: () =>
   });
   const [line] = (await Promise.race([once(child.stdout, 'data'), once(child, 'exit')])) as unknown[];
   if (String(line).trim() !== 'ready') throw new Error('the API reference server did not start');
-  return { base: `http://127.0.0.1:${port}`, stop: () => child.kill() };
+  return { base: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => child.kill() };
 }
 
-function load(base: string, token: string, paths: string[], seconds: number): Promise<Result> {
+/**
+ * One load of an endpoint: a second's warm-up, then `seconds` measured, with the CPU time that
+ * the server, PostgreSQL and the load generator (autocannon, in this process) spent meanwhile.
+ */
+async function load(
+  side: { base: string; cpu: () => CpuSample },
+  token: string,
+  endpoint: Endpoint,
+  seconds: number,
+): Promise<Loaded> {
+  await autocannonLoad(side.base, token, endpoint.paths, 1);
+  const before = side.cpu();
+  const result = await autocannonLoad(side.base, token, endpoint.paths, seconds);
+  const after = side.cpu();
+  const requests = result.latency.totalCount;
+  const cpu: CpuSample = {};
+  for (const part of Object.keys(after)) cpu[part] = ((after[part]! - before[part]!) * 1000) / Math.max(requests, 1);
+  return { ...loaded(endpoint, result), cpuPerRequestUs: cpu as Loaded['cpuPerRequestUs'] };
+}
+
+function autocannonLoad(base: string, token: string, paths: string[], seconds: number): Promise<Result> {
   let next = 0;
   return Promise.resolve(
     autocannon({
@@ -500,7 +532,6 @@ function load(base: string, token: string, paths: string[], seconds: number): Pr
       duration: seconds,
       headers: { authorization: `Bearer ${token}` },
       requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) }],
-      warmup: { connections: CONNECTIONS, duration: 1 },
     }),
   );
 }

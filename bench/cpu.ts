@@ -89,6 +89,19 @@ export async function postgresTree(db: pg.Client): Promise<() => CpuSample> {
   };
 }
 
+/** One process's own time, as `part` (an API server: it has no children). */
+export function processCpu(pid: number, part: string): () => CpuSample {
+  return () => ({ [part]: ms(stat(pid)?.own ?? 0) });
+}
+
+/** This process's own time, as `part` (the bench's load generator runs in it). */
+export function ownCpu(part: string): () => CpuSample {
+  return () => {
+    const { user, system } = process.cpuUsage();
+    return { [part]: (user + system) / 1000 };
+  };
+}
+
 /** Samples several trees at once, summing the parts they share (two workers' `worker`, say). */
 export function combined(...trees: (() => CpuSample)[]): () => CpuSample {
   return () => {

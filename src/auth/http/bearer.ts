@@ -8,6 +8,25 @@ export interface Bearer {
 
 const BEARER = Symbol('orbit:bearer');
 
+/**
+ * The hashes of the secrets seen lately: a client sends the same token on every request, and
+ * hashing it took about 10 µs of CPU per request in a profile under load (a read by id costs the
+ * API process 130–160 µs). Emptied when full: unknown tokens sent in bulk cost a hash each, as
+ * before, and no more memory.
+ */
+const recentHashes = new Map<string, string>();
+const RECENT_HASHES_MAX = 1024;
+
+function hashOf(secret: string): string {
+  let hash = recentHashes.get(secret);
+  if (hash === undefined) {
+    if (recentHashes.size >= RECENT_HASHES_MAX) recentHashes.clear();
+    hash = hashSecret(secret);
+    recentHashes.set(secret, hash);
+  }
+  return hash;
+}
+
 interface RequestWithBearer {
   headers: Record<string, string | string[] | undefined>;
   [BEARER]?: Bearer | null;
@@ -23,7 +42,7 @@ export function bearerOf(request: RequestWithBearer): Bearer | null {
   if (known !== undefined) return known;
   const header = request.headers.authorization;
   const match = typeof header === 'string' ? /^Bearer (\S+)$/i.exec(header.trim()) : null;
-  const bearer = match ? { secret: match[1]!, hash: hashSecret(match[1]!) } : null;
+  const bearer = match ? { secret: match[1]!, hash: hashOf(match[1]!) } : null;
   request[BEARER] = bearer;
   return bearer;
 }
