@@ -159,6 +159,35 @@ describe('the orbit command line, against a real Orbit', () => {
       expect(result.stderr).toMatch(/Run [0-9a-f-]{36} FAILED \(exit code 3\)/);
     });
 
+    it('run --wait follows a failed attempt into its retry, and exits with the last attempt’s code', async () => {
+      const marker = join(home, 'tried-once');
+      const command = `if [ -f '${marker}' ]; then echo second try; exit 0; fi; touch '${marker}'; echo first try; exit 4`;
+      await api().post('/jobs').send({ name: 'flaky', command, cronExpression: '@yearly', maxRetries: 2 }).expect(201);
+      const result = await cli(['run', 'flaky', '--wait']);
+      expect(result.stdout).toBe('first try\nsecond try\n');
+      expect(result.stderr).toMatch(
+        /Run ([0-9a-f-]{36}) FAILED \(exit code 4\): Command exited with code 4; attempt 2 is run ([0-9a-f-]{36}), due [0-9T:.-]+Z: following it\n/,
+      );
+      const [, first, second] = /Run (\S+) FAILED.*attempt 2 is run (\S+),/.exec(result.stderr)!;
+      expect(result.stderr).toContain(`Run ${second} SUCCEEDED (exit code 0)\n`);
+      expect(result.code).toBe(0);
+      const retry = (await api().get(`/executions/${second}`).expect(200)).body as Body;
+      expect(retry).toMatchObject({ retryOf: first, attempt: 2, status: 'SUCCEEDED' });
+    });
+
+    it('run --wait exits with the code of the last attempt when every attempt fails', async () => {
+      await api()
+        .post('/jobs')
+        .send({ name: 'always-5', command: 'exit 5', cronExpression: '@yearly', maxRetries: 1 })
+        .expect(201);
+      const result = await cli(['run', 'always-5', '--wait']);
+      expect(result.code).toBe(5);
+      expect(result.stderr.match(/FAILED \(exit code 5\)/g)).toHaveLength(2);
+      expect(result.stderr).toMatch(
+        /attempt 2 is run [0-9a-f-]{36}.*\nRun [0-9a-f-]{36} FAILED \(exit code 5\): Command exited with code 5\n$/,
+      );
+    });
+
     it('logs -f prints the lines as the command writes them, until the run ends', async () => {
       const marker = join(home, 'go-on');
       const command = `echo first; while [ ! -f '${marker}' ]; do sleep 0.1; done; echo second`;

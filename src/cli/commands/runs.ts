@@ -42,12 +42,26 @@ function exitCodeOf(end: End): number {
   return end.status === 'SUCCEEDED' ? 0 : 1;
 }
 
+/**
+ * The retry queued after a failed attempt, if any. The worker queues it in the transaction that
+ * records the failure, so it is there once the failed attempt's stream has ended.
+ */
+async function retryAfter(api: ApiClient, id: string): Promise<Execution | null> {
+  const page = await api.get<{ items: Execution[] }>('/executions', { retryOf: id, limit: 1 });
+  return page.items[0] ?? null;
+}
+
+function describeEnd(execution: Execution, end: End): string {
+  const detail = execution.errorMessage ? `: ${execution.errorMessage}` : '';
+  return `Run ${execution.id} ${status(end.status)} (exit code ${end.exitCode ?? '-'})${detail}`;
+}
+
 export function runCommand(): Command {
   return new Command('run')
     .description('Run a job now')
     .argument('<job>', 'name or id')
     .option('--param <NAME=value>', 'a parameter of the run (repeatable)', collectPair)
-    .option('--wait', 'follow its output, then exit with its exit code')
+    .option('--wait', 'follow its output, and that of its retries, then exit with the last attempt’s exit code')
     .action(async (ref: string, options: { param?: Record<string, string>; wait?: boolean }, command: Command) => {
       const { api, json } = contextOf(command);
       const job = await findJob(api, ref);
@@ -59,13 +73,22 @@ export function runCommand(): Command {
         return;
       }
       process.stderr.write(pc.dim(`Run ${execution.id} of '${job.name}' queued; following its output\n`));
-      const end = await follow(api, execution.id);
-      const final = await api.get<Execution>(`/executions/${execution.id}`);
-      if (json) printJson(final);
-      const code = exitCodeOf(end);
-      const detail = final.errorMessage ? `: ${final.errorMessage}` : '';
-      process.stderr.write(`Run ${execution.id} ${status(end.status)} (exit code ${end.exitCode ?? '-'})${detail}\n`);
-      process.exitCode = code;
+      // a failed attempt that is retried is not the outcome: follow the retries to the last one
+      for (let attempt = execution; ;) {
+        const end = await follow(api, attempt.id);
+        const final = await api.get<Execution>(`/executions/${attempt.id}`);
+        const retry = end.status === 'FAILED' ? await retryAfter(api, attempt.id) : null;
+        if (!retry) {
+          if (json) printJson(final);
+          process.stderr.write(`${describeEnd(final, end)}\n`);
+          process.exitCode = exitCodeOf(end);
+          return;
+        }
+        process.stderr.write(
+          `${describeEnd(final, end)}; attempt ${String(retry.attempt)} is run ${retry.id}, due ${String(retry.dueAt)}: following it\n`,
+        );
+        attempt = retry;
+      }
     });
 }
 
