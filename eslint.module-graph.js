@@ -20,7 +20,7 @@ export const MODULE_GRAPH = {
   dashboard: ['shared'],
   alerts: ['shared', 'config', 'auth', 'jobs', 'executions', 'events'],
   apply: ['shared', 'auth', 'jobs', 'alerts'],
-  cli: [],
+  cli: ['shared'],
   timeline: ['shared', 'jobs', 'executions', 'events'],
 };
 

@@ -1,5 +1,11 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { Settings } from './settings.js';
+
+/** Between two tries to open a stream again. */
+const RECONNECT_DELAY_MS = 1_000;
+/** Tries in a row that may fail before a stream is given up: about half a minute. */
+const RECONNECT_TRIES = 30;
 
 /** A refusal of the API, or an Orbit that cannot be reached: the message is what the user reads. */
 export class CliError extends Error {
@@ -58,6 +64,36 @@ export class ApiClient {
     }
   }
 
+  /**
+   * Server-sent events of `path` across lost connections: when the stream ends before
+   * `resume.finished()` holds, or the connection drops or cannot be made (a node restarting, a
+   * proxy's timeout), it is opened again a second later with the query `resume.query()` answers
+   * then; `resume.reconnecting()` is told first. A refusal (4xx) is thrown at once, anything else
+   * after RECONNECT_TRIES tries in a row that brought no event.
+   */
+  async *resumableStream(
+    path: string,
+    resume: { query: () => Query; finished: () => boolean; reconnecting: () => void },
+  ): AsyncGenerator<EventSourceMessage> {
+    for (let failed = 0; ;) {
+      let heard = false;
+      try {
+        for await (const message of this.stream(path, resume.query())) {
+          heard = true;
+          yield message;
+        }
+      } catch (error) {
+        if (!transient(error)) throw error;
+        if (!heard && failed + 1 >= RECONNECT_TRIES) throw error;
+      }
+      if (resume.finished()) return;
+      failed = heard ? 0 : failed + 1;
+      if (failed >= RECONNECT_TRIES) throw new CliError(`The stream ${path} kept ending before its end`);
+      resume.reconnecting();
+      await sleep(RECONNECT_DELAY_MS);
+    }
+  }
+
   private async request<T>(method: string, path: string, body?: unknown, query: Query = {}): Promise<T> {
     const response = await this.send(method, path, body, query, 'application/json');
     if (response.status === 204) return undefined as T;
@@ -82,6 +118,12 @@ export class ApiClient {
     if (!response.ok) throw new CliError(await refusal(response), response.status);
     return response;
   }
+}
+
+/** An Orbit that could not be reached, a connection that dropped, or a server error: worth another try. */
+function transient(error: unknown): boolean {
+  if (error instanceof CliError) return error.status === undefined || error.status >= 500;
+  return true; // the body's stream broke off (undici: "terminated")
 }
 
 /** The API's own message (its error body), else the status line. */

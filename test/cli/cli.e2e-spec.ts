@@ -6,6 +6,8 @@ import request from 'supertest';
 import { stringify } from 'yaml';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
+import { EventsController } from '../../src/events/http/events.controller.js';
+import { ExecutionsController } from '../../src/executions/http/executions.controller.js';
 import { buildCli, CliResult, startCli } from './support.js';
 
 type Body = Record<string, unknown>;
@@ -213,6 +215,68 @@ describe('the orbit command line, against a real Orbit', () => {
       expect(running.status).toBe('RUNNING');
       writeFileSync(marker, '');
       expect(await following.done).toEqual({ code: 0, stdout: 'first\nsecond\n', stderr: '' });
+    });
+  });
+
+  describe('streams that break off', () => {
+    const env = () => ({ HOME: home, ORBIT_URL: orbit.url, ORBIT_TOKEN: TEST_ADMIN_TOKEN });
+
+    it('logs -f opens the stream again and prints nothing twice', async () => {
+      const marker = join(home, 'go-on-after-reconnect');
+      const command = `echo first; while [ ! -f '${marker}' ]; do sleep 0.1; done; echo second`;
+      const job = (await api().post('/jobs').send({ name: 'slow-2', command, cronExpression: '@yearly' }).expect(201))
+        .body as Body;
+      const run = (
+        await api()
+          .post(`/jobs/${String(job.id)}/executions`)
+          .send({})
+          .expect(201)
+      ).body as Body;
+      const following = startCli(entry, ['logs', '-f', String(run.id)], env());
+      await waitFor(() => (following.stdout() === 'first\n' ? true : undefined), 'the first line, live');
+      // what a node does as it stops: every stream it serves ends
+      orbit.t.app.get(ExecutionsController).beforeApplicationShutdown();
+      await waitFor(() => (following.stderr().includes('reconnecting') ? true : undefined), 'the reconnection');
+      writeFileSync(marker, '');
+      expect(await following.done).toEqual({
+        code: 0,
+        stdout: 'first\nsecond\n',
+        stderr: '[the output stream broke off; reconnecting]\n',
+      });
+    });
+
+    it('events -f opens the stream again after the last event it printed', async () => {
+      const following = startCli(entry, ['events', '-f', '--json'], env());
+      const printed = () =>
+        following
+          .stdout()
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as { seq: number; type: string; jobId: string });
+      let made = 0;
+      const makeJob = async () =>
+        (
+          (
+            await api()
+              .post('/jobs')
+              .send({ name: `evented-${++made}`, command: 'true', cronExpression: '@yearly' })
+          ).body as Body
+        ).id as string;
+      // the stream begins at the newest event when it opens: make jobs until one shows
+      await waitFor(async () => {
+        const id = await makeJob();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return printed().find((e) => e.jobId === id);
+      }, 'a first event, live');
+      orbit.t.app.get(EventsController).beforeApplicationShutdown();
+      await waitFor(() => (following.stderr().includes('reconnecting') ? true : undefined), 'the reconnection');
+      const during = await makeJob(); // made while it reconnects: its event comes after the last one printed
+      await waitFor(() => printed().find((e) => e.jobId === during), 'the event made while reconnecting');
+      following.child.kill();
+      await following.done;
+      const seqs = printed().map((e) => e.seq);
+      expect(seqs).toEqual([...new Set(seqs)].sort((a, b) => a - b));
+      expect(following.stderr()).toBe('[the event stream broke off; reconnecting]\n');
     });
   });
 

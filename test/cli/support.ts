@@ -33,6 +33,7 @@ export interface RunningCli {
   child: ReturnType<typeof spawn>;
   /** What it printed so far. */
   stdout(): string;
+  stderr(): string;
   done: Promise<CliResult>;
 }
 
@@ -50,5 +51,5 @@ export function startCli(entry: string, args: readonly string[], env: Record<str
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, stdout, stderr }));
   });
-  return { child, stdout: () => stdout, done };
+  return { child, stdout: () => stdout, stderr: () => stderr, done };
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import request from 'supertest';
 import { ExecutionsService } from '../../src/executions/application/executions.service.js';
-import { longestOverlap, MIN_OVERLAP, newText } from '../../src/executions/application/output-stream.js';
+import { longestOverlap, MIN_OVERLAP, newText } from '../../src/shared/domain/text-tail.js';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
 import { finalExecution, waitFor } from '../support/wait.js';
 

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { contextOf } from '../context.js';
-import { printJson, printTable } from '../output.js';
+import { pc, printJson, printTable } from '../output.js';
 
 /** `orbit workers list|drain|resume`. */
 export function workersCommand(): Command {
@@ -88,7 +88,16 @@ export function eventsCommand(): Command {
         else printTable(items, EVENT_COLUMNS);
         return;
       }
-      for await (const frame of api.stream('/events/stream', { after: options.after })) {
+      // a stream that breaks off is opened again after the last event it sent (the opening
+      // frame's id is where it began: no event in between is missed)
+      let after = options.after;
+      const frames = api.resumableStream('/events/stream', {
+        query: () => ({ after }),
+        finished: () => false,
+        reconnecting: () => process.stderr.write(pc.dim(`[the event stream broke off; reconnecting]\n`)),
+      });
+      for await (const frame of frames) {
+        if (frame.id) after = frame.id;
         if (!frame.data) continue; // the opening frame carries only the cursor
         const event = JSON.parse(frame.data) as OrbitEvent;
         if (json)

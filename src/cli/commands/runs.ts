@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { newText } from '../../shared/domain/text-tail.js';
 import type { ApiClient } from '../api-client.js';
 import { collectPair, contextOf, findJob } from '../context.js';
 import { pc, printJson, printRecord, printTable, status } from '../output.js';
@@ -20,20 +21,41 @@ interface End {
   exitCode: number | null;
 }
 
+/** What is kept of each stream's printed text, to tell what a new connection sends again. */
+const SHOWN_KEPT = 1 << 20;
+
 /**
  * Prints what the run prints (stdout to stdout, stderr to stderr) as it prints it, until the
- * run is final; answers how it ended.
+ * run is final; answers how it ended. A stream that breaks off is opened again: each connection
+ * begins with the whole stored tail of each stream, of which only what was not printed yet is.
  */
 async function follow(api: ApiClient, id: string): Promise<End> {
-  for await (const frame of api.stream(`/executions/${id}/output/stream`)) {
-    if (frame.event === 'stdout') process.stdout.write(JSON.parse(frame.data) as string);
-    else if (frame.event === 'stderr') process.stderr.write(JSON.parse(frame.data) as string);
-    else if (frame.event === 'truncated') process.stderr.write(pc.dim(`[earlier output was dropped]\n`));
+  const shown = { stdout: '', stderr: '' };
+  let first = { stdout: true, stderr: true };
+  let end: End | null = null;
+  const frames = api.resumableStream(`/executions/${id}/output/stream`, {
+    query: () => ({}),
+    finished: () => end !== null,
+    reconnecting: () => {
+      process.stderr.write(pc.dim(`[the output stream broke off; reconnecting]\n`));
+      first = { stdout: true, stderr: true };
+    },
+  });
+  for await (const frame of frames) {
+    if (frame.event === 'stdout' || frame.event === 'stderr') {
+      const stream = frame.event;
+      const received = JSON.parse(frame.data) as string;
+      const { text, gap } = first[stream] ? newText(shown[stream], received) : { text: received, gap: false };
+      first[stream] = false;
+      if (gap) process.stderr.write(pc.dim(`[output was dropped while reconnecting]\n`));
+      (stream === 'stdout' ? process.stdout : process.stderr).write(text);
+      shown[stream] = (shown[stream] + text).slice(-SHOWN_KEPT);
+    } else if (frame.event === 'truncated') process.stderr.write(pc.dim(`[earlier output was dropped]\n`));
     else if (frame.event === 'error') throw new Error((JSON.parse(frame.data) as { message: string }).message);
-    else if (frame.event === 'end') return JSON.parse(frame.data) as End;
+    else if (frame.event === 'end') end = JSON.parse(frame.data) as End;
+    if (end) return end;
   }
-  const execution = await api.get<Execution>(`/executions/${id}`); // the stream ended early (a node shut down)
-  return { status: execution.status, exitCode: execution.exitCode };
+  throw new Error(`The output stream of run ${id} ended without its end`);
 }
 
 /** A run's own exit code, for a CI step to fail with it: 1 when it failed without one (timeout, cancel). */
