@@ -53,7 +53,7 @@ export class ApiClient {
   }
 
   /** Server-sent events of `path`, each as it comes, until the server ends the stream. */
-  async *stream(path: string, query: Query = {}): AsyncGenerator<EventSourceMessage> {
+  private async *stream(path: string, query: Query = {}): AsyncGenerator<EventSourceMessage> {
     const response = await this.send('GET', path, undefined, query, 'text/event-stream');
     const pending: EventSourceMessage[] = [];
     const parser = createParser({ onEvent: (event) => pending.push(event) });
@@ -65,18 +65,19 @@ export class ApiClient {
   }
 
   /**
-   * Server-sent events of `path` across lost connections: when the stream ends before
-   * `resume.finished()` holds, or the connection drops or cannot be made (a node restarting, a
-   * proxy's timeout), it is opened again a second later with the query `resume.query()` answers
-   * then; `resume.reconnecting()` is told first. A refusal (4xx) is thrown at once, anything else
-   * after RECONNECT_TRIES tries in a row that brought no event.
+   * Server-sent events of `path` across lost connections, until the caller stops reading: when
+   * the stream ends, or the connection drops or cannot be made (a node restarting, a proxy's
+   * timeout), it is opened again a second later with the query `resume.query()` answers then;
+   * `resume.reconnecting()` is told first. A refusal (4xx) is thrown at once, anything else after
+   * RECONNECT_TRIES tries in a row that brought no event.
    */
   async *resumableStream(
     path: string,
-    resume: { query: () => Query; finished: () => boolean; reconnecting: () => void },
+    resume: { query: () => Query; reconnecting: () => void },
   ): AsyncGenerator<EventSourceMessage> {
     for (let failed = 0; ;) {
       let heard = false;
+      let lastError: Error | null = null;
       try {
         for await (const message of this.stream(path, resume.query())) {
           heard = true;
@@ -84,11 +85,10 @@ export class ApiClient {
         }
       } catch (error) {
         if (!transient(error)) throw error;
-        if (!heard && failed + 1 >= RECONNECT_TRIES) throw error;
+        lastError = error instanceof Error ? error : new Error(String(error));
       }
-      if (resume.finished()) return;
       failed = heard ? 0 : failed + 1;
-      if (failed >= RECONNECT_TRIES) throw new CliError(`The stream ${path} kept ending before its end`);
+      if (failed >= RECONNECT_TRIES) throw lastError ?? new CliError(`The stream ${path} kept ending at once`);
       resume.reconnecting();
       await sleep(RECONNECT_DELAY_MS);
     }

@@ -57,6 +57,26 @@ describe('the orbit command line, against a real Orbit', () => {
       ),
     );
 
+  /**
+   * A run of a new job `name` that prints "first", waits for `goOn()`, then prints "second",
+   * followed by `orbit logs -f` until its first line shows.
+   */
+  const followSlowRun = async (name: string) => {
+    const marker = join(home, `go-on-${name}`);
+    const command = `echo first; while [ ! -f '${marker}' ]; do sleep 0.1; done; echo second`;
+    const job = (await api().post('/jobs').send({ name, command, cronExpression: '@yearly' }).expect(201)).body as Body;
+    const run = (
+      await api()
+        .post(`/jobs/${String(job.id)}/executions`)
+        .send({})
+        .expect(201)
+    ).body as Body;
+    const following = startCli(entry, ['logs', '-f', String(run.id)], followEnv());
+    await waitFor(() => (following.stdout() === 'first\n' ? true : undefined), 'the first line, live');
+    return { run, following, goOn: () => writeFileSync(marker, '') };
+  };
+  const followEnv = () => ({ HOME: home, ORBIT_URL: orbit.url, ORBIT_TOKEN: TEST_ADMIN_TOKEN });
+
   beforeAll(async () => {
     home = mkdtempSync(join(tmpdir(), 'orbit-cli-home-'));
     [entry, orbit, fresh] = await Promise.all([
@@ -191,53 +211,25 @@ describe('the orbit command line, against a real Orbit', () => {
     });
 
     it('logs -f prints the lines as the command writes them, until the run ends', async () => {
-      const marker = join(home, 'go-on');
-      const command = `echo first; while [ ! -f '${marker}' ]; do sleep 0.1; done; echo second`;
-      const job = (await api().post('/jobs').send({ name: 'slow', command, cronExpression: '@yearly' }).expect(201))
-        .body as Body;
-      const run = (
-        await api()
-          .post(`/jobs/${String(job.id)}/executions`)
-          .send({})
-          .expect(201)
-      ).body as Body;
-      const following = startCli(entry, ['logs', '-f', String(run.id)], {
-        HOME: home,
-        ORBIT_URL: orbit.url,
-        ORBIT_TOKEN: TEST_ADMIN_TOKEN,
-      });
-      await waitFor(() => (following.stdout() === 'first\n' ? true : undefined), 'the first line, live');
+      const { run, following, goOn } = await followSlowRun('slow');
       const running = (
         await api()
           .get(`/executions/${String(run.id)}`)
           .expect(200)
       ).body as Body;
       expect(running.status).toBe('RUNNING');
-      writeFileSync(marker, '');
+      goOn();
       expect(await following.done).toEqual({ code: 0, stdout: 'first\nsecond\n', stderr: '' });
     });
   });
 
   describe('streams that break off', () => {
-    const env = () => ({ HOME: home, ORBIT_URL: orbit.url, ORBIT_TOKEN: TEST_ADMIN_TOKEN });
-
     it('logs -f opens the stream again and prints nothing twice', async () => {
-      const marker = join(home, 'go-on-after-reconnect');
-      const command = `echo first; while [ ! -f '${marker}' ]; do sleep 0.1; done; echo second`;
-      const job = (await api().post('/jobs').send({ name: 'slow-2', command, cronExpression: '@yearly' }).expect(201))
-        .body as Body;
-      const run = (
-        await api()
-          .post(`/jobs/${String(job.id)}/executions`)
-          .send({})
-          .expect(201)
-      ).body as Body;
-      const following = startCli(entry, ['logs', '-f', String(run.id)], env());
-      await waitFor(() => (following.stdout() === 'first\n' ? true : undefined), 'the first line, live');
+      const { following, goOn } = await followSlowRun('slow-2');
       // what a node does as it stops: every stream it serves ends
       orbit.t.app.get(ExecutionsController).beforeApplicationShutdown();
       await waitFor(() => (following.stderr().includes('reconnecting') ? true : undefined), 'the reconnection');
-      writeFileSync(marker, '');
+      goOn();
       expect(await following.done).toEqual({
         code: 0,
         stdout: 'first\nsecond\n',
@@ -246,7 +238,7 @@ describe('the orbit command line, against a real Orbit', () => {
     });
 
     it('events -f opens the stream again after the last event it printed', async () => {
-      const following = startCli(entry, ['events', '-f', '--json'], env());
+      const following = startCli(entry, ['events', '-f', '--json'], followEnv());
       const printed = () =>
         following
           .stdout()

@@ -93,7 +93,6 @@ export function eventsCommand(): Command {
       let after = options.after;
       const frames = api.resumableStream('/events/stream', {
         query: () => ({ after }),
-        finished: () => false,
         reconnecting: () => process.stderr.write(pc.dim(`[the event stream broke off; reconnecting]\n`)),
       });
       for await (const frame of frames) {

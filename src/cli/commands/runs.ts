@@ -32,10 +32,8 @@ const SHOWN_KEPT = 1 << 20;
 async function follow(api: ApiClient, id: string): Promise<End> {
   const shown = { stdout: '', stderr: '' };
   let first = { stdout: true, stderr: true };
-  let end: End | null = null;
   const frames = api.resumableStream(`/executions/${id}/output/stream`, {
     query: () => ({}),
-    finished: () => end !== null,
     reconnecting: () => {
       process.stderr.write(pc.dim(`[the output stream broke off; reconnecting]\n`));
       first = { stdout: true, stderr: true };
@@ -52,8 +50,7 @@ async function follow(api: ApiClient, id: string): Promise<End> {
       shown[stream] = (shown[stream] + text).slice(-SHOWN_KEPT);
     } else if (frame.event === 'truncated') process.stderr.write(pc.dim(`[earlier output was dropped]\n`));
     else if (frame.event === 'error') throw new Error((JSON.parse(frame.data) as { message: string }).message);
-    else if (frame.event === 'end') end = JSON.parse(frame.data) as End;
-    if (end) return end;
+    else if (frame.event === 'end') return JSON.parse(frame.data) as End;
   }
   throw new Error(`The output stream of run ${id} ended without its end`);
 }
