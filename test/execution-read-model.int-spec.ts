@@ -11,7 +11,7 @@ import { Job } from '../src/jobs/domain/job.js';
 import { decodeCursor } from '../src/shared/application/page.js';
 import { FakeClock } from './support/fake-clock.js';
 import { createTestApp, TestApp } from './support/test-app.js';
-import { createTestDatabase } from './support/test-database.js';
+import { createTestDatabase, insertJob } from './support/test-database.js';
 
 const T0 = new Date('2026-11-30T10:00:00.000Z');
 const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000);
@@ -201,12 +201,7 @@ describe('the ExecutionResponseJson migration', () => {
       );
       expect(columns).toEqual([]);
       const jobId = randomUUID();
-      await db.sql(
-        `INSERT INTO jobs (id, name, command, cron_expression, timezone, max_retries, timeout_seconds, enabled,
-           misfire_policy, concurrency_policy, created_at, updated_at)
-         VALUES ($1, 'before', 'true', '* * * * *', 'UTC', 0, 60, false, 'RUN_ONCE', 'ALLOW', $2, $2)`,
-        [jobId, T0],
-      );
+      await insertJob(db, { id: jobId, name: 'before', cronExpression: '* * * * *', createdAt: T0 });
       const { rows } = await db.sql(
         `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger,
            due_at, created_at, version)

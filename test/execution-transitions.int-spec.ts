@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { allowedEdges, EXECUTION_STATUSES, ExecutionStatus } from '../src/executions/domain/execution-status.js';
-import { createTestDatabase, TestDatabase } from './support/test-database.js';
+import { createTestDatabase, insertJob, TestDatabase } from './support/test-database.js';
 
 /** A row of each status, shaped as the CHECK constraints want it. */
 const SHAPES: Record<ExecutionStatus, string> = {
@@ -18,12 +18,7 @@ describe('the database knows the lifecycle too', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     jobId = randomUUID();
-    await db.sql(
-      `INSERT INTO jobs (id, name, command, cron_expression, timezone, max_retries, timeout_seconds, enabled,
-         misfire_policy, concurrency_policy, created_at, updated_at)
-       VALUES ($1, 'j', 'true', '* * * * *', 'UTC', 0, 60, true, 'RUN_ONCE', 'ALLOW', now(), now())`,
-      [jobId],
-    );
+    await insertJob(db, { id: jobId, name: 'j', cronExpression: '* * * * *', enabled: true });
   });
   afterAll(async () => {
     await db.drop();

@@ -1,5 +1,5 @@
 import { planCost } from './support/plan-cost.js';
-import { createTestDatabase, TestDatabase } from './support/test-database.js';
+import { createTestDatabase, insertJob, TestDatabase } from './support/test-database.js';
 
 /**
  * The claim's plan does not follow old statistics. When executions was last analyzed holding
@@ -12,12 +12,7 @@ describe('the claim with statistics older than the queue', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const [job] = (
-      await db.sql(`INSERT INTO jobs (id, name, command, cron_expression, timezone, max_retries, timeout_seconds, enabled,
-                      misfire_policy, concurrency_policy, created_at, updated_at)
-                    VALUES (gen_random_uuid(), 'burst', 'true', '0 0 1 1 *', 'UTC', 0, 60, false, 'RUN_ONCE', 'ALLOW', now(), now())
-                    RETURNING id`)
-    ).rows as [{ id: string }];
+    const jobId = await insertJob(db, { name: 'burst' });
     const runs = (status: string, count: number) =>
       db.sql(
         `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger, due_at,
@@ -26,7 +21,7 @@ describe('the claim with statistics older than the queue', () => {
                 CASE WHEN $2 = 'SUCCEEDED' THEN now() END, CASE WHEN $2 = 'SUCCEEDED' THEN now() END,
                 CASE WHEN $2 = 'SUCCEEDED' THEN 0 END
            FROM generate_series(1, $3)`,
-        [job.id, status, count],
+        [jobId, status, count],
       );
     await runs('SUCCEEDED', 2000);
     await db.sql('ANALYZE executions');

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { planCost } from './support/plan-cost.js';
-import { createTestDatabase, TestDatabase } from './support/test-database.js';
+import { createTestDatabase, insertJob, TestDatabase } from './support/test-database.js';
 
 const HISTORY = 100_000;
 const QUEUED = 4_000;
@@ -22,12 +22,7 @@ describe('the queue after many runs, beside a large history', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const [job] = (
-      await db.sql(`INSERT INTO jobs (id, name, command, cron_expression, timezone, max_retries, timeout_seconds, enabled,
-                      misfire_policy, concurrency_policy, created_at, updated_at)
-                    VALUES (gen_random_uuid(), 'busy', 'true', '0 0 1 1 *', 'UTC', 0, 60, false, 'RUN_ONCE', 'ALLOW', now(), now())
-                    RETURNING id`)
-    ).rows as [{ id: string }];
+    const jobId = await insertJob(db, { name: 'busy' });
     // finished runs as a bulk load writes them (their stored JSON, no events)
     await db.sql('SET session_replication_role = replica');
     await db.sql(
@@ -35,14 +30,14 @@ describe('the queue after many runs, beside a large history', () => {
          created_at, started_at, finished_at, exit_code, version)
        SELECT gen_random_uuid(), $1, 'true', 0, 60, 'SUCCEEDED', 1, 'MANUAL', t, t, t, t, 0, 3
          FROM generate_series(1, $2) AS g, LATERAL (SELECT now() - interval '1 day' + g * interval '1 ms' AS t) AS at`,
-      [job.id, HISTORY],
+      [jobId, HISTORY],
     );
     await db.sql('RESET session_replication_role');
     await db.sql(
       `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger, due_at, created_at)
        SELECT gen_random_uuid(), $1, 'true', 0, 60, 'QUEUED', 1, 'MANUAL', now() - interval '1 hour' + g * interval '1 ms', now()
          FROM generate_series(1, $2) AS g`,
-      [job.id, QUEUED],
+      [jobId, QUEUED],
     );
     await db.sql('VACUUM (ANALYZE) executions');
   });

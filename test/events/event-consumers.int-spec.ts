@@ -3,6 +3,7 @@ import { EventConsumers } from '../../src/events/application/event-consumers.js'
 import { OrbitEvent } from '../../src/events/domain/orbit-event.js';
 import { Database } from '../../src/shared/infrastructure/database.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
+import { insertJob } from '../support/test-database.js';
 
 describe('a consumer inside Orbit keeps its cursor in the database', () => {
   let t: TestApp;
@@ -14,12 +15,7 @@ describe('a consumer inside Orbit keeps its cursor in the database', () => {
     other = await createTestApp({ db: t.db });
     await t.db.sql(`CREATE TABLE handled (consumer text NOT NULL, seq bigint NOT NULL)`);
     jobId = randomUUID();
-    await t.db.sql(
-      `INSERT INTO jobs (id, name, command, cron_expression, timezone, max_retries, timeout_seconds, enabled,
-         misfire_policy, concurrency_policy, created_at, updated_at)
-       VALUES ($1, 'consumed', 'true', '0 0 1 1 *', 'UTC', 0, 60, false, 'RUN_ONCE', 'ALLOW', now(), now())`,
-      [jobId],
-    );
+    await insertJob(t.db, { id: jobId, name: 'consumed' });
   });
   afterAll(async () => {
     await other?.close();

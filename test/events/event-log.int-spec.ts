@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { EventLog } from '../../src/events/application/event-log.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
+import { insertJob } from '../support/test-database.js';
 
 describe('reading the events never passes a gap an open transaction may fill', () => {
   let t: TestApp;
@@ -13,12 +14,7 @@ describe('reading the events never passes a gap an open transaction may fill', (
     t = await createTestApp();
     log = t.app.get(EventLog);
     jobId = randomUUID();
-    await t.db.sql(
-      `INSERT INTO jobs (id, name, command, cron_expression, timezone, max_retries, timeout_seconds, enabled,
-         misfire_policy, concurrency_policy, created_at, updated_at)
-       VALUES ($1, 'gaps', 'true', '0 0 1 1 *', 'UTC', 0, 60, false, 'RUN_ONCE', 'ALLOW', now(), now())`,
-      [jobId],
-    );
+    await insertJob(t.db, { id: jobId, name: 'gaps' });
   });
   afterAll(async () => {
     await Promise.all(clients.map((client) => client.end()));

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { RetentionService } from '../../src/runtime/application/retention.service.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
+import { insertJob } from '../support/test-database.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const NOW = new Date('2026-11-30T10:00:00.000Z');
@@ -24,12 +25,7 @@ describe('retention prunes events with their executions', () => {
 
   async function job(at: Date): Promise<string> {
     const id = randomUUID();
-    await t.db.sql(
-      `INSERT INTO jobs (id, name, command, cron_expression, timezone, max_retries, timeout_seconds, enabled,
-         misfire_policy, concurrency_policy, created_at, updated_at)
-       VALUES ($1::uuid, $1::text, 'true', '0 0 1 1 *', 'UTC', 0, 60, false, 'RUN_ONCE', 'ALLOW', $2, $2)`,
-      [id, at],
-    );
+    await insertJob(t.db, { id, name: id, createdAt: at });
     return id;
   }
   /** An execution queued, run and succeeded `at` (three events). */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
+import { insertJob } from '../support/test-database.js';
 
 interface Received {
   id: number;
@@ -83,12 +84,7 @@ describe('GET /events/stream', () => {
     await t.app.listen(0, '127.0.0.1');
     base = await t.app.getUrl();
     jobId = randomUUID();
-    await t.db.sql(
-      `INSERT INTO jobs (id, name, command, cron_expression, timezone, max_retries, timeout_seconds, enabled,
-         misfire_policy, concurrency_policy, created_at, updated_at)
-       VALUES ($1, 'streamed', 'true', '0 0 1 1 *', 'UTC', 0, 60, false, 'RUN_ONCE', 'ALLOW', now(), now())`,
-      [jobId],
-    );
+    await insertJob(t.db, { id: jobId, name: 'streamed' });
   });
   afterAll(async () => {
     await t?.close();

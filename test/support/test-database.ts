@@ -48,3 +48,30 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     },
   };
 }
+
+/** A job for tests that work below the API: the columns every schema since the first migration has. */
+export interface InsertedJob {
+  id?: string;
+  name: string;
+  cronExpression?: string;
+  enabled?: boolean;
+  createdAt?: Date;
+}
+
+/** Inserts a job by SQL (no scheduler will fire it unless `enabled`, and its slot is yearly); answers its id. */
+export async function insertJob(db: Pick<TestDatabase, 'sql'>, job: InsertedJob): Promise<string> {
+  const { rows } = await db.sql(
+    `INSERT INTO jobs (id, name, command, cron_expression, timezone, max_retries, timeout_seconds, enabled,
+       misfire_policy, concurrency_policy, created_at, updated_at)
+     VALUES ($1, $2, 'true', $3, 'UTC', 0, 60, $4, 'RUN_ONCE', 'ALLOW', $5, $5)
+     RETURNING id`,
+    [
+      job.id ?? randomUUID(),
+      job.name,
+      job.cronExpression ?? '0 0 1 1 *',
+      job.enabled ?? false,
+      job.createdAt ?? new Date(),
+    ],
+  );
+  return (rows[0] as { id: string }).id;
+}
