@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import autocannon, { type Result } from 'autocannon';
 import type pg from 'pg';
-import { combined, CpuSample, ownCpu, postgresTree, processCpu } from './cpu.js';
+import { combined, CpuSample, ownCpu, perUnit, postgresTree, processCpu } from './cpu.js';
 import { explain, ExplainedStatement, isPlannable } from './explain.js';
 import { CapturedStatement, PgCapture } from './pg-capture.js';
 import {
@@ -517,10 +517,13 @@ async function load(
   const before = side.cpu();
   const result = await autocannonLoad(side.base, token, endpoint.paths, seconds);
   const after = side.cpu();
-  const requests = result.latency.totalCount;
-  const cpu: CpuSample = {};
-  for (const part of Object.keys(after)) cpu[part] = ((after[part]! - before[part]!) * 1000) / Math.max(requests, 1);
-  return { ...loaded(endpoint, result), cpuPerRequestUs: cpu as Loaded['cpuPerRequestUs'] };
+  const perRequest = perUnit(before, after, Math.max(result.latency.totalCount, 1));
+  const cpuPerRequestUs = {
+    server: perRequest.server! * 1000,
+    postgres: perRequest.postgres! * 1000,
+    load: perRequest.load! * 1000,
+  };
+  return { ...loaded(endpoint, result), cpuPerRequestUs };
 }
 
 function autocannonLoad(base: string, token: string, paths: string[], seconds: number): Promise<Result> {

@@ -113,10 +113,16 @@ export function combined(...trees: (() => CpuSample)[]): () => CpuSample {
   };
 }
 
+/** CPU milliseconds per unit of work (an execution, a request), by part, between two samples. */
+export function perUnit(before: CpuSample, after: CpuSample, units: number): CpuSample {
+  const split: CpuSample = {};
+  for (const part of Object.keys(after)) split[part] = ((after[part] ?? 0) - (before[part] ?? 0)) / units;
+  return split;
+}
+
 /** CPU milliseconds per execution, by part, between two samples; `besideCommands` sums every part but the commands. */
 export function perExecution(before: CpuSample, after: CpuSample, executions: number): CpuSample {
-  const split: CpuSample = {};
-  for (const part of Object.keys(after)) split[part] = ((after[part] ?? 0) - (before[part] ?? 0)) / executions;
+  const split = perUnit(before, after, executions);
   split.besideCommands = Object.entries(split)
     .filter(([part]) => part !== 'commands')
     .reduce((sum, [, value]) => sum + value, 0);

@@ -11,7 +11,7 @@ const BEARER = Symbol('orbit:bearer');
 /**
  * The hashes of the secrets seen lately: a client sends the same token on every request, and
  * hashing it took about 10 µs of CPU per request in a profile under load (a read by id costs the
- * API process 130–160 µs). Emptied when full: unknown tokens sent in bulk cost a hash each, as
+ * API process 130–170 µs). Emptied when full: unknown tokens sent in bulk cost a hash each, as
  * before, and no more memory.
  */
 const recentHashes = new Map<string, string>();
