@@ -7,6 +7,7 @@ import { combined, CpuSample, describeCpu, perExecution, postgresTree, workerTre
 import { describeWal, walPosition, walSince, WalPerExecution } from './wal.js';
 import {
   bareNode,
+  BareNode,
   Bench,
   clearExecutions,
   createJob,
@@ -15,6 +16,7 @@ import {
   distribution,
   enqueue,
   scalar,
+  shellSpawn,
   log,
   ms,
   perSecond,
@@ -94,6 +96,7 @@ export async function runBurst(bench: Bench): Promise<void> {
         bench.burstRates = { orbitC8: result.perSecond, bareC8: reference };
         bench.burstCpuMs = result.cpuMs;
         bench.burstWal = result.wal;
+        await reportSpawnCost(bench, result.cpuMs, bare, variant.reference);
       }
       bench.report.add({
         scenario: 'burst',
@@ -117,6 +120,31 @@ export async function runBurst(bench: Bench): Promise<void> {
     await clearExecutions(bench.db);
     await deleteJobs(bench.db, PREFIX);
   }
+}
+
+/**
+ * What starting a command costs the process that starts it, beside Orbit's spawner: a bare Node
+ * process starting them as the spawner does (own group, output piped) and without pipes, and the
+ * system shell, whose fork copies the page tables of about a megabyte rather than a Node heap's.
+ */
+async function reportSpawnCost(bench: Bench, orbit: CpuSample, bare: BareNode, concurrency: number): Promise<void> {
+  const { burst } = bench.settings;
+  log(`burst: what a start costs its starter, ${burst} × /bin/sh -c true at concurrency ${concurrency}`);
+  const piped = await bareNode(burst, concurrency, true);
+  const shell = await shellSpawn(burst, concurrency);
+  const spawner = orbit.helpers ?? 0;
+  bench.report.figure('spawn_cost_c8', {
+    cpuMsPerCommand: { orbitSpawner: spawner, bareNodePiped: piped.cpuMs, bareNode: bare.cpuMs, shell: shell.cpuMs },
+    perSecond: { bareNodePiped: piped.perSecond, bareNode: bare.perSecond, shell: shell.perSecond },
+  });
+  const own = (sample: BareNode) => `${sample.cpuMs.worker.toFixed(2)} ms (${perSecond(sample.perSecond)})`;
+  bench.report.add({
+    scenario: 'burst',
+    measure: `… CPU to start a command at concurrency ${concurrency}, the starting process's own`,
+    figure: `Orbit's spawner ${spawner.toFixed(2)} ms; bare Node, piped as the spawner ${own(piped)}, not piped ${own(bare)}; /bin/sh ${own(shell)}`,
+    target: 'report: the share of the cost that is a Node process forking',
+    verdict: 'info',
+  });
 }
 
 /**

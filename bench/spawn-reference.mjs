@@ -1,6 +1,8 @@
 // The machine's limit: how many `/bin/sh -c true` a bare Node process completes per second
 // at a given concurrency, and the CPU it took per command, from /proc: the Node process's own, and
 // the commands' (what it reaped). Prints {"perSecond": N, "cpuMs": {"worker": ms, "commands": ms}}.
+// With a third argument `pipes`, each command gets its own process group and its stdout and stderr
+// piped and read, as Orbit's spawner starts them (src/runtime/infrastructure/spawner.cjs).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
@@ -14,7 +16,8 @@ function times() {
   return { own: (f[11] + f[12]) * 10, reaped: (f[13] + f[14]) * 10 };
 }
 
-const [total, concurrency] = process.argv.slice(2).map(Number);
+const [total, concurrency] = process.argv.slice(2, 4).map(Number);
+const pipes = process.argv[4] === 'pipes';
 const before = times();
 let started = 0;
 let finished = 0;
@@ -23,7 +26,11 @@ await new Promise((resolve) => {
   const next = () => {
     if (started >= total) return;
     started++;
-    spawn('/bin/sh', ['-c', 'true'], { stdio: 'ignore' }).once('exit', () => {
+    const child = pipes
+      ? spawn('/bin/sh', ['-c', 'true'], { stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+      : spawn('/bin/sh', ['-c', 'true'], { stdio: 'ignore' });
+    if (pipes) for (const stream of [child.stdout, child.stderr]) stream.on('data', () => undefined);
+    child.once(pipes ? 'close' : 'exit', () => {
       if (++finished === total) resolve();
       else next();
     });

@@ -15,6 +15,7 @@ import type { WalPerExecution } from './wal.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SPAWN_REFERENCE = join(ROOT, 'bench/spawn-reference.mjs');
+const SHELL_SPAWN_REFERENCE = join(ROOT, 'bench/spawn-reference.sh');
 
 export const SCENARIOS = [
   'burst',
@@ -309,10 +310,29 @@ export interface BareNode {
   cpuMs: { worker: number; commands: number };
 }
 
-/** How many `/bin/sh -c true` a bare Node process completes per second at this concurrency, and at what CPU cost. */
-export async function bareNode(total: number, concurrency: number): Promise<BareNode> {
-  const { stdout } = await execFileAsync(process.execPath, [SPAWN_REFERENCE, String(total), String(concurrency)]);
+/**
+ * How many `/bin/sh -c true` a bare Node process completes per second at this concurrency, and at
+ * what CPU cost; with `pipes`, started as Orbit's spawner starts them (own group, output piped).
+ */
+export async function bareNode(total: number, concurrency: number, pipes = false): Promise<BareNode> {
+  const args = [SPAWN_REFERENCE, String(total), String(concurrency), ...(pipes ? ['pipes'] : [])];
+  const { stdout } = await execFileAsync(process.execPath, args);
   return JSON.parse(stdout) as BareNode;
+}
+
+/** The same commands started by the system shell (a process of about a megabyte): what a fork costs there. */
+export async function shellSpawn(total: number, concurrency: number): Promise<BareNode> {
+  const begin = process.hrtime.bigint();
+  const { stdout } = await execFileAsync('/bin/sh', [SHELL_SPAWN_REFERENCE, String(total), String(concurrency)]);
+  const seconds = Number(process.hrtime.bigint() - begin) / 1e9;
+  // `times`: the shell's user and system time, then its children's, each as 0m0.170000s
+  const times = [...stdout.matchAll(/(\d+)m([\d.]+)s/g)].map(([, min, sec]) => (Number(min) * 60 + Number(sec)) * 1000);
+  if (times.length !== 4) throw new Error(`unexpected output of the shell's times: ${stdout}`);
+  const [user, system, childUser, childSystem] = times as [number, number, number, number];
+  return {
+    perSecond: total / seconds,
+    cpuMs: { worker: (user + system) / total, commands: (childUser + childSystem) / total },
+  };
 }
 
 export const bareNodeRate = async (total: number, concurrency: number): Promise<number> =>
