@@ -7,7 +7,7 @@ import { combined, CpuSample, describeCpu, perExecution, postgresTree, workerTre
 import { describeWal, walPosition, walSince, WalPerExecution } from './wal.js';
 import {
   bareNode,
-  BareNode,
+  SpawnReference,
   Bench,
   clearExecutions,
   createJob,
@@ -127,7 +127,12 @@ export async function runBurst(bench: Bench): Promise<void> {
  * process starting them as the spawner does (own group, output piped) and without pipes, and the
  * system shell, whose fork copies the page tables of about a megabyte rather than a Node heap's.
  */
-async function reportSpawnCost(bench: Bench, orbit: CpuSample, bare: BareNode, concurrency: number): Promise<void> {
+async function reportSpawnCost(
+  bench: Bench,
+  orbit: CpuSample,
+  bare: SpawnReference,
+  concurrency: number,
+): Promise<void> {
   const { burst } = bench.settings;
   log(`burst: what a start costs its starter, ${burst} × /bin/sh -c true at concurrency ${concurrency}`);
   const piped = await bareNode(burst, concurrency, true);
@@ -137,7 +142,7 @@ async function reportSpawnCost(bench: Bench, orbit: CpuSample, bare: BareNode, c
     cpuMsPerCommand: { orbitSpawner: spawner, bareNodePiped: piped.cpuMs, bareNode: bare.cpuMs, shell: shell.cpuMs },
     perSecond: { bareNodePiped: piped.perSecond, bareNode: bare.perSecond, shell: shell.perSecond },
   });
-  const own = (sample: BareNode) => `${sample.cpuMs.worker.toFixed(2)} ms (${perSecond(sample.perSecond)})`;
+  const own = (sample: SpawnReference) => `${sample.cpuMs.worker.toFixed(2)} ms (${perSecond(sample.perSecond)})`;
   bench.report.add({
     scenario: 'burst',
     measure: `… CPU to start a command at concurrency ${concurrency}, the starting process's own`,

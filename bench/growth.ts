@@ -27,7 +27,7 @@ import { explain, ExplainedStatement } from './explain.js';
 import { CapturedStatement, PgCapture } from './pg-capture.js';
 import {
   bareNode,
-  BareNode,
+  SpawnReference,
   Bench,
   clearExecutions,
   createJob,
@@ -67,7 +67,7 @@ interface Step {
   rows: number;
   /** Seconds the seeding up to this size took (its share; VACUUM ANALYZE included). */
   seedSeconds: number;
-  bare: BareNode;
+  bare: SpawnReference;
   burst: BurstResult;
   latency: LatencyResult;
   claim: Claim;

@@ -18,6 +18,7 @@ function times() {
 
 const [total, concurrency] = process.argv.slice(2, 4).map(Number);
 const pipes = process.argv[4] === 'pipes';
+const options = pipes ? { stdio: ['ignore', 'pipe', 'pipe'], detached: true } : { stdio: 'ignore' };
 const before = times();
 let started = 0;
 let finished = 0;
@@ -26,9 +27,7 @@ await new Promise((resolve) => {
   const next = () => {
     if (started >= total) return;
     started++;
-    const child = pipes
-      ? spawn('/bin/sh', ['-c', 'true'], { stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-      : spawn('/bin/sh', ['-c', 'true'], { stdio: 'ignore' });
+    const child = spawn('/bin/sh', ['-c', 'true'], options);
     if (pipes) for (const stream of [child.stdout, child.stderr]) stream.on('data', () => undefined);
     child.once(pipes ? 'close' : 'exit', () => {
       if (++finished === total) resolve();

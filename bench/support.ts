@@ -304,9 +304,10 @@ export function problemsIn(file: string): { warnings: number; errors: number; sa
 
 const execFileAsync = promisify(execFile);
 
-export interface BareNode {
+/** A process starting `/bin/sh -c true` over and over: its rate, and its CPU per command. */
+export interface SpawnReference {
   perSecond: number;
-  /** CPU ms per command: the Node process's own (`worker`) and the commands'. */
+  /** CPU ms per command: the starting process's own (`worker`) and the commands'. */
   cpuMs: { worker: number; commands: number };
 }
 
@@ -314,14 +315,14 @@ export interface BareNode {
  * How many `/bin/sh -c true` a bare Node process completes per second at this concurrency, and at
  * what CPU cost; with `pipes`, started as Orbit's spawner starts them (own group, output piped).
  */
-export async function bareNode(total: number, concurrency: number, pipes = false): Promise<BareNode> {
+export async function bareNode(total: number, concurrency: number, pipes = false): Promise<SpawnReference> {
   const args = [SPAWN_REFERENCE, String(total), String(concurrency), ...(pipes ? ['pipes'] : [])];
   const { stdout } = await execFileAsync(process.execPath, args);
-  return JSON.parse(stdout) as BareNode;
+  return JSON.parse(stdout) as SpawnReference;
 }
 
 /** The same commands started by the system shell (a process of about a megabyte): what a fork costs there. */
-export async function shellSpawn(total: number, concurrency: number): Promise<BareNode> {
+export async function shellSpawn(total: number, concurrency: number): Promise<SpawnReference> {
   const begin = process.hrtime.bigint();
   const { stdout } = await execFileAsync('/bin/sh', [SHELL_SPAWN_REFERENCE, String(total), String(concurrency)]);
   const seconds = Number(process.hrtime.bigint() - begin) / 1e9;
