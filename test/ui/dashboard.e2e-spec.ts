@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import type { Browser, Locator, Page, Request } from 'playwright-core';
+import type { Browser, Locator, Page, Request, Response } from 'playwright-core';
 import request from 'supertest';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
@@ -431,26 +431,28 @@ describe('the dashboard in a real browser', () => {
     });
 
     it('after the connection drops, the page resumes from the last id and shows what happened meanwhile', async () => {
+      // the page's requests that got an answer, and those that ended (failed, or finished when cut between chunks)
+      const answered = new Set<Request>();
+      const ended = new Set<Request>();
+      const onResponse = (response: Response) => answered.add(response.request());
+      const onEnd = (sent: Request) => ended.add(sent);
+      page.on('response', onResponse).on('requestfailed', onEnd).on('requestfinished', onEnd);
       const job = await createJob({ command: 'true' });
       await page.goto(`/ui/jobs/${job.id}`);
       await textOf(history(), /No run yet/);
       await mark();
+      // a cut before the stream is open (or while it waits to reconnect) would end nothing
+      const open = await waitFor(
+        () => streams().find((sent) => answered.has(sent) && !ended.has(sent)),
+        'the page to open its event stream',
+      );
       const before = streams().length;
-      // the open stream ends, failed or (its response cut between chunks) finished
-      const dropped = new Promise<void>((resolve) => {
-        const ended = (sent: Request) => {
-          if (new URL(sent.url()).pathname !== '/events/stream') return;
-          page.off('requestfailed', ended).off('requestfinished', ended);
-          resolve();
-        };
-        page.on('requestfailed', ended).on('requestfinished', ended);
-      });
       let runId: string;
       await page.context().setOffline(true);
       try {
         // offline stops new connections; the open one is cut from the server's side
         t.app.getHttpServer().closeAllConnections();
-        await dropped;
+        await waitFor(() => ended.has(open) || undefined, 'the open event stream to end');
         runId = String((await runNow(job.id)).id);
         expect((await finished(runId)).status).toBe('SUCCEEDED');
         await page.waitForTimeout(500);
@@ -458,6 +460,7 @@ describe('the dashboard in a real browser', () => {
       } finally {
         // online again whatever happened: the tests after this one share the page
         await page.context().setOffline(false);
+        page.off('response', onResponse).off('requestfailed', onEnd).off('requestfinished', onEnd);
       }
       await textOf(history(), new RegExp(`${runId.slice(0, 8)}[\\s\\S]*SUCCEEDED`), 5000);
       expect(await stillMarked()).toBe(1);
