@@ -7,7 +7,6 @@ import { combined, CpuSample, describeCpu, perExecution, postgresTree, workerTre
 import { describeWal, walPosition, walSince, WalPerExecution } from './wal.js';
 import {
   bareNode,
-  SpawnReference,
   Bench,
   clearExecutions,
   createJob,
@@ -16,12 +15,13 @@ import {
   distribution,
   enqueue,
   scalar,
-  shellSpawn,
   log,
   ms,
   perSecond,
   ratio,
+  shellSpawn,
   sleep,
+  SpawnReference,
   startOrbit,
   unfinished,
   until,

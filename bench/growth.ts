@@ -27,7 +27,6 @@ import { explain, ExplainedStatement } from './explain.js';
 import { CapturedStatement, PgCapture } from './pg-capture.js';
 import {
   bareNode,
-  SpawnReference,
   Bench,
   clearExecutions,
   createJob,
@@ -39,6 +38,7 @@ import {
   perSecond,
   ratio,
   scalar,
+  SpawnReference,
   startOrbit,
   unfinished,
   until,
