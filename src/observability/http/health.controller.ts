@@ -1,10 +1,11 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { HealthCheck, HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../../auth/http/auth.decorators.js';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import { Database } from '../../shared/infrastructure/database.js';
 import { Heartbeats } from '../application/heartbeats.js';
+import { HealthEndpoint } from './health-check.docs.js';
 
 /** Liveness and readiness, without a token, with the usual 200 / 503. */
 @ApiTags('health')
@@ -21,14 +22,14 @@ export class HealthController {
   ) {}
 
   @Get('live')
-  @HealthCheck()
+  @HealthEndpoint()
   @ApiOperation({ summary: 'The process is up' })
   live() {
     return this.health.check([]);
   }
 
   @Get('ready')
-  @HealthCheck()
+  @HealthEndpoint()
   @ApiOperation({ summary: 'Database reachable, migrations applied, and (on worker nodes) the worker loop ticking' })
   ready() {
     return this.health.check([
