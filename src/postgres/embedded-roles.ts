@@ -91,8 +91,8 @@ async function signInAsSuperuser(
   } catch (error) {
     if (!isWrongPassword(error)) throw error;
     throw new Error(
-      `The embedded PostgreSQL in ${dataDir} refuses the superuser password of ${passwordFile(dataDir)}: ` +
-        'that file belongs to another database',
+      `The embedded PostgreSQL in ${dataDir} refuses the superuser password of ${passwordFile(dataDir)}, and the ` +
+        'former shared one: that file is not the one made with this cluster (restore that one)',
       { cause: error },
     );
   }
