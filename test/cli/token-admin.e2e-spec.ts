@@ -56,7 +56,13 @@ describe('orbit token, the compiled command line on the database directly', () =
 
   describe('with Orbit stopped', () => {
     const dataDir = dataFolder('token-stopped');
-    const cli = (args: string[]) => orbitCli(build, ['token', ...args], { ORBIT_DATA_DIR: dataDir });
+    // a port of its own: the tests leave 54329 to the Orbits of this machine
+    let pgPort: string;
+    beforeAll(async () => {
+      pgPort = String(await freePort());
+    });
+    const cli = (args: string[]) =>
+      orbitCli(build, ['token', ...args], { ORBIT_DATA_DIR: dataDir, ORBIT_PG_PORT: pgPort });
 
     it('starts the embedded PostgreSQL itself for each command, and leaves no process behind', async () => {
       const create = await cli(['create', '--name', 'ci2', '--role', 'operator']);
