@@ -69,7 +69,8 @@ async function main(): Promise<void> {
   const main = snapshotBuild(runDir);
   const config = loadConfig({ ORBIT_DATA_DIR: join(runDir, 'data'), ORBIT_PG_PORT: String(await freePort()) }, []);
   const database = await startDatabase(config, (line) => log(line));
-  const db = new pg.Client({ connectionString: database.url, application_name: 'orbit-bench' });
+  // the bench's own probes need the superuser (session_replication_role); the Orbit nodes use database.url
+  const db = new pg.Client({ connectionString: database.adminUrl, application_name: 'orbit-bench' });
   db.on('error', (error) => log(`the bench's database connection failed: ${error.message}`));
   process.once('SIGINT', () => {
     log('interrupted: stopping the Orbit processes and PostgreSQL');

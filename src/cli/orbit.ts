@@ -21,6 +21,16 @@ export function program(): Command {
     .addCommand(logsCommand())
     .addCommand(workersCommand())
     .addCommand(tokensCommand())
+    .addCommand(
+      // src/cli.ts hands `orbit token …` to the server's code before this program is loaded
+      new Command('token')
+        .description('Tokens on the database, without the API (the first token)')
+        .allowUnknownOption()
+        .allowExcessArguments()
+        .action(() => {
+          throw new Error('`token` comes first, without options before it: orbit token --help');
+        }),
+    )
     .addCommand(eventsCommand())
     .addCommand(applyCommand())
     .addCommand(exportCommand());

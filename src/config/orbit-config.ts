@@ -10,7 +10,9 @@ export class OrbitConfig {
   port!: number;
   /** Set: use that PostgreSQL. Unset: start an embedded one in `dataDir`. */
   databaseUrl!: string | undefined;
+  /** The embedded PostgreSQL's folder (with its passwords): the processes of one folder share it. */
   dataDir!: string;
+  /** The port the embedded PostgreSQL takes when it is free; else the next free one (see docs/embedded-postgres.md). */
   embeddedPgPort!: number;
   /** PostgreSQL connections one process keeps at most (besides the worker's LISTEN connection). */
   dbPoolSize!: number;
