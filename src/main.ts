@@ -28,7 +28,15 @@ async function main(): Promise<void> {
   const root = createRootLogger(config);
   const logger = root.child({ context: 'Orbit' });
 
-  const database: RunningDatabase = await startDatabase(config, (line) => logger.info(line));
+  let database: RunningDatabase;
+  try {
+    database = await startDatabase(config, (line) => logger.info(line));
+  } catch (error) {
+    // the reason is PostgreSQL's own (a port, a folder): a stack trace would only hide it
+    logger.error(error instanceof Error ? error.message : String(error));
+    root.flush();
+    process.exit(1);
+  }
   let closing: Promise<void> | undefined;
   const shutdown = (app?: { close(): Promise<void> }) => {
     closing ??= (async () => {
