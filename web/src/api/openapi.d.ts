@@ -988,7 +988,7 @@ export interface components {
              */
             required?: boolean;
             /**
-             * @description A regular expression the whole value must match
+             * @description A regular expression the whole value must match, in RE2 syntax (matched in linear time): no backreferences or lookaround
              * @default null
              * @example staging|production
              */
