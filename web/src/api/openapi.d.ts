@@ -430,7 +430,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** QUEUED → RUNNING (for an outside runner; its timeout still holds) */
+        /**
+         * QUEUED → RUNNING (for an outside runner; its timeout still holds)
+         * @description A run a worker is executing is refused (409): only its worker reports how it ends; cancel stops it. Recorded in the audit trail.
+         */
         post: operations["ExecutionsController_start"];
         delete?: never;
         options?: never;
@@ -447,7 +450,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** RUNNING → SUCCEEDED with an exit code */
+        /**
+         * RUNNING → SUCCEEDED with an exit code (for an outside runner)
+         * @description A run a worker is executing is refused (409): only its worker reports how it ends; cancel stops it. Recorded in the audit trail.
+         */
         post: operations["ExecutionsController_succeed"];
         delete?: never;
         options?: never;
@@ -464,7 +470,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** RUNNING → FAILED with an exit code and a message; queues a retry when attempts are left */
+        /**
+         * RUNNING → FAILED with an exit code and a message; queues a retry when attempts are left (for an outside runner)
+         * @description A run a worker is executing is refused (409): only its worker reports how it ends; cancel stops it. Recorded in the audit trail.
+         */
         post: operations["ExecutionsController_fail"];
         delete?: never;
         options?: never;
@@ -906,7 +915,7 @@ export interface components {
              * @example job.created
              * @enum {string}
              */
-            action: "job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied" | "job.paused" | "job.resumed" | "concurrency-group.created" | "concurrency-group.updated" | "concurrency-group.deleted" | "worker.drained" | "worker.resumed" | "execution.backfilled";
+            action: "job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied" | "job.paused" | "job.resumed" | "concurrency-group.created" | "concurrency-group.updated" | "concurrency-group.deleted" | "worker.drained" | "worker.resumed" | "execution.backfilled" | "execution.started" | "execution.succeeded" | "execution.failed";
             /**
              * Format: uuid
              * @description The job, execution or token
@@ -2730,7 +2739,7 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page, with the same filters */
                 cursor?: string;
                 /** @description Only these actions: repeat the parameter or separate the actions by commas */
-                action?: ("job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied" | "job.paused" | "job.resumed" | "concurrency-group.created" | "concurrency-group.updated" | "concurrency-group.deleted" | "worker.drained" | "worker.resumed" | "execution.backfilled")[];
+                action?: ("job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied" | "job.paused" | "job.resumed" | "concurrency-group.created" | "concurrency-group.updated" | "concurrency-group.deleted" | "worker.drained" | "worker.resumed" | "execution.backfilled" | "execution.started" | "execution.succeeded" | "execution.failed")[];
                 /** @description Only changes by the token of this name (exact) */
                 actor?: string;
                 /** @description Only changes of this job, execution, token, channel, group or worker (its id, exact) */
