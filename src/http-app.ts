@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { ORBIT_FILE_SCHEMA_PATH, orbitFileSchema } from './apply/http/orbit-file-schema.js';
+import { RequestLimits } from './auth/http/request-limits.js';
 import { OrbitConfig } from './config/orbit-config.js';
 import { DASHBOARD_HEADERS, DASHBOARD_PREFIX, serveDashboard } from './dashboard/serve-dashboard.js';
 import { RequestLog } from './observability/http/request-log.js';
@@ -35,13 +36,15 @@ export const API_TAGS: ReadonlyArray<readonly [string, string]> = [
 export const HTTP_APP_OPTIONS = { bodyParser: false } as const;
 
 /**
- * The Fastify adapter every HTTP app is built on. JSON is the only body type (anything else is a
- * 415). `__proto__` and `constructor` keys are left to JSON.parse, which never sets a prototype
+ * The Fastify adapter every HTTP app is built on, which finds the client's address (see
+ * ORBIT_TRUSTED_PROXIES). JSON is the only body type (anything else is a 415). `__proto__` and `constructor` keys are left to JSON.parse, which never sets a prototype
  * from them, so that BodyShapePipe can refuse them by name in a 400, as for any unknown field.
  */
-export function createHttpAdapter(): FastifyAdapter {
+export function createHttpAdapter({ trustedProxies }: Pick<OrbitConfig, 'trustedProxies'>): FastifyAdapter {
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT,
+    // request.ip: the socket's address, or behind these proxies the nearest untrusted address in X-Forwarded-For
+    trustProxy: trustedProxies.length > 0 ? trustedProxies : false,
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
@@ -69,8 +72,8 @@ const headersFor = (url: string) =>
 /**
  * What every HTTP app gets, in production and in tests alike: a request log line per request,
  * security headers, strict validation, CORS only for configured origins, Swagger UI with its
- * Authorize button for bearer tokens, the JSON Schema of orbit files, and the dashboard under
- * /ui/. (No ETag and no X-Powered-By: Fastify sends neither.)
+ * Authorize button for bearer tokens, the JSON Schema of orbit files (open, but rate-limited),
+ * and the dashboard under /ui/. (No ETag and no X-Powered-By: Fastify sends neither.)
  */
 export function configureHttp(app: NestFastifyApplication): NestFastifyApplication {
   const config = app.get(OrbitConfig);
@@ -98,7 +101,15 @@ export function configureHttp(app: NestFastifyApplication): NestFastifyApplicati
   const document = SwaggerModule.createDocument(app, builder.build());
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
   const fileSchema = orbitFileSchema(document);
-  fastify.get(ORBIT_FILE_SCHEMA_PATH, (_request, reply) => reply.send(fileSchema));
+  const limits = app.get(RequestLimits);
+  fastify.get(ORBIT_FILE_SCHEMA_PATH, (request, reply) => {
+    const refusal = limits.refusal(request);
+    if (!refusal) return reply.send(fileSchema);
+    return reply
+      .header('retry-after', String(refusal.retryAfterSeconds))
+      .code(429)
+      .send(errorBody(429, refusal.message));
+  });
   serveDashboard(fastify);
   return app;
 }

@@ -58,7 +58,7 @@ async function main(): Promise<void> {
       config.role === 'worker'
         ? undefined
         : configureHttp(
-            await NestFactory.create<NestFastifyApplication>(module, createHttpAdapter(), {
+            await NestFactory.create<NestFastifyApplication>(module, createHttpAdapter(config), {
               ...HTTP_APP_OPTIONS,
               bufferLogs: true,
             }),

@@ -118,4 +118,14 @@ describe('loadConfig', () => {
     }
     expect(message).not.toContain('hunter2');
   });
+
+  it('sign-in limits: a default of 20 failures a minute, no trusted proxy, and a proxy list of addresses and CIDR ranges', () => {
+    expect(loadConfig({}, [])).toMatchObject({ signInFailuresPerMinute: 20, trustedProxies: [] });
+    expect(
+      loadConfig({ ORBIT_SIGN_IN_FAILURES_PER_MINUTE: '0', ORBIT_TRUSTED_PROXIES: ' 10.0.0.0/8, ::1 ,fd00::/8,' }, []),
+    ).toMatchObject({ signInFailuresPerMinute: 0, trustedProxies: ['10.0.0.0/8', '::1', 'fd00::/8'] });
+    expect(() => loadConfig({ ORBIT_TRUSTED_PROXIES: '10.0.0.0/8, proxy.internal, 10.0.0.0/33' }, [])).toThrow(
+      "ORBIT_TRUSTED_PROXIES must be a comma-separated list of addresses and CIDR ranges, got 'proxy.internal', '10.0.0.0/33'",
+    );
+  });
 });

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 
 export const ROLES = ['all', 'api', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
@@ -43,6 +44,10 @@ export class OrbitConfig {
   adminToken!: string | undefined;
   /** Requests one token (or, without one, one address) may make per minute; 0 turns the limit off. */
   rateLimitPerMinute!: number;
+  /** Failed sign-ins (unknown or revoked tokens) one client address may make per minute; 0 turns the limit off. */
+  signInFailuresPerMinute!: number;
+  /** Addresses and CIDR ranges of the proxies whose X-Forwarded-For names the client; empty: the socket's address. */
+  trustedProxies!: string[];
   /** Origins allowed to call the API from a browser; empty: CORS stays off. */
   corsOrigins!: string[];
   /** When Orbit runs as root: the unprivileged user commands run as. */
@@ -141,6 +146,11 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
     scheduleLeadMs: int('ORBIT_SCHEDULE_LEAD_MS', 500, 0, 60_000),
     adminToken: env.ORBIT_ADMIN_TOKEN || undefined,
     rateLimitPerMinute: int('ORBIT_RATE_LIMIT_PER_MINUTE', 1200, 0, 1_000_000),
+    signInFailuresPerMinute: int('ORBIT_SIGN_IN_FAILURES_PER_MINUTE', 20, 0, 1_000_000),
+    trustedProxies: (env.ORBIT_TRUSTED_PROXIES ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean),
     corsOrigins: (env.ORBIT_CORS_ORIGINS ?? '')
       .split(',')
       .map((origin) => origin.trim())
@@ -177,6 +187,12 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
   if (config.heartbeatSeconds >= config.leaseSeconds) {
     problems.push(
       `ORBIT_HEARTBEAT_SECONDS (${config.heartbeatSeconds}) must be less than ORBIT_LEASE_SECONDS (${config.leaseSeconds})`,
+    );
+  }
+  const notProxies = config.trustedProxies.filter((entry) => !ipaddr.isValid(entry) && !ipaddr.isValidCIDR(entry));
+  if (notProxies.length > 0) {
+    problems.push(
+      `ORBIT_TRUSTED_PROXIES must be a comma-separated list of addresses and CIDR ranges, got '${notProxies.join("', '")}'`,
     );
   }
   if (config.retryBackoffBaseMs > config.retryBackoffMaxMs) {

@@ -49,6 +49,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       DATABASE_URL: db.url,
       ORBIT_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
       ORBIT_RATE_LIMIT_PER_MINUTE: '0',
+      ORBIT_SIGN_IN_FAILURES_PER_MINUTE: '0',
       LOG_LEVEL: 'silent',
       ...options.env,
     },
@@ -57,7 +58,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   let builder = Test.createTestingModule({ imports: [AppModule.forRoot(config, db.url, options.logger)] });
   if (options.clock) builder = builder.overrideProvider(Clock).useValue(options.clock);
   const moduleRef = await builder.compile();
-  const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(), {
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(config), {
     ...HTTP_APP_OPTIONS,
     logger: false,
   });

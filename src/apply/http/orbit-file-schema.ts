@@ -1,7 +1,7 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { OrbitFileDto } from './dto/orbit-file.dto.js';
 
-/** Where the schema is served (public, like /docs-json: editors fetch it without a token). */
+/** Where the schema is served: without a token (it holds no secret; editors and the CLI fetch it), rate-limited. */
 export const ORBIT_FILE_SCHEMA_PATH = '/schemas/orbit-file.json';
 
 type Schema = Record<string, unknown>;

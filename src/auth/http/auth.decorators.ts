@@ -4,12 +4,16 @@ import type { Role } from '../domain/role.js';
 
 export const MIN_ROLE = 'orbit:min-role';
 export const PUBLIC = 'orbit:public';
+export const UNLIMITED = 'orbit:unlimited';
 
 /** The least role an endpoint needs. Without it: GET needs `viewer`, anything else `admin`. */
 export const MinRole = (role: Role) => SetMetadata(MIN_ROLE, role);
 
 /** Reachable without a token (health checks). */
 export const Public = () => SetMetadata(PUBLIC, true);
+
+/** Never rate-limited: health checks, which a load balancer or an orchestrator polls from one address. */
+export const Unlimited = () => SetMetadata(UNLIMITED, true);
 
 export interface AuthenticatedRequest {
   method: string;

@@ -4,13 +4,18 @@ import { TokensService } from '../application/tokens.service.js';
 import { Role, roleIncludes } from '../domain/role.js';
 import { AuthenticatedRequest, MIN_ROLE, PUBLIC } from './auth.decorators.js';
 import { bearerOf } from './bearer.js';
+import { RequestLimits } from './request-limits.js';
 
-/** Every endpoint needs `Authorization: Bearer <token>` (401) with a role that includes the endpoint's (403). */
+/**
+ * Every endpoint needs `Authorization: Bearer <token>` (401) with a role that includes the
+ * endpoint's (403). Each unknown or revoked token counts against its client address (see RequestLimits).
+ */
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly tokens: TokensService,
+    private readonly limits: RequestLimits,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -20,7 +25,11 @@ export class AuthGuard implements CanActivate {
     const bearer = bearerOf(request);
     if (!bearer) throw new UnauthorizedException('Missing bearer token: send Authorization: Bearer <token>');
     const principal = await this.tokens.authenticate(bearer.secret, bearer.hash);
-    if (!principal) throw new UnauthorizedException('Unknown or revoked token');
+    if (!principal) {
+      this.limits.signInFailed(request);
+      throw new UnauthorizedException('Unknown or revoked token');
+    }
+    this.limits.signedIn(request);
     const needed =
       this.reflector.getAllAndOverride<Role>(MIN_ROLE, targets) ?? (request.method === 'GET' ? 'viewer' : 'admin');
     if (!roleIncludes(principal.role, needed)) {

@@ -1,42 +1,23 @@
 import { CanActivate, ExecutionContext, HttpException, HttpStatus, Injectable } from '@nestjs/common';
-import { OrbitConfig } from '../../config/orbit-config.js';
-import { AuthenticatedRequest } from './auth.decorators.js';
-import { bearerOf } from './bearer.js';
+import { Reflector } from '@nestjs/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { UNLIMITED } from './auth.decorators.js';
+import { RequestLimits } from './request-limits.js';
 
-const WINDOW_MS = 60_000;
-
-/**
- * At most ORBIT_RATE_LIMIT_PER_MINUTE requests per token per minute on this node (a request
- * without a bearer token counts against its address); beyond that, 429 until the window turns.
- * Tokens are counted by their hash, which the auth guard then reuses (see bearerOf).
- * (@nestjs/throttler would do, but its CommonJS build cannot load NestJS 12 under Jest.)
- */
+/** Every route but the @Unlimited ones passes this node's RequestLimits first: 429 with Retry-After beyond them. */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
-  private window = 0;
-  private counts = new Map<string, number>();
-
-  constructor(private readonly config: OrbitConfig) {}
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly limits: RequestLimits,
+  ) {}
 
   canActivate(context: ExecutionContext): boolean {
-    const limit = this.config.rateLimitPerMinute;
-    if (limit === 0) return true;
-    const window = Math.floor(Date.now() / WINDOW_MS);
-    if (window !== this.window) {
-      this.window = window;
-      this.counts = new Map();
-    }
-    const key = this.keyOf(context.switchToHttp().getRequest<AuthenticatedRequest & { ip?: string }>());
-    const count = (this.counts.get(key) ?? 0) + 1;
-    this.counts.set(key, count);
-    if (count > limit) {
-      throw new HttpException(`Too many requests: at most ${limit} a minute per token`, HttpStatus.TOO_MANY_REQUESTS);
-    }
-    return true;
-  }
-
-  private keyOf(request: AuthenticatedRequest & { ip?: string }): string {
-    const bearer = bearerOf(request);
-    return bearer ? `token:${bearer.hash}` : `address:${request.ip ?? 'unknown'}`;
+    if (this.reflector.getAllAndOverride<boolean>(UNLIMITED, [context.getHandler(), context.getClass()])) return true;
+    const http = context.switchToHttp();
+    const refusal = this.limits.refusal(http.getRequest<FastifyRequest>());
+    if (!refusal) return true;
+    void http.getResponse<FastifyReply>().header('retry-after', String(refusal.retryAfterSeconds));
+    throw new HttpException(refusal.message, HttpStatus.TOO_MANY_REQUESTS);
   }
 }

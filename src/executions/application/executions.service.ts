@@ -135,16 +135,26 @@ export class ExecutionsService {
     return this.reads.listJson(filter, page);
   }
 
+  /** The runner actions of an outside runner (start, succeed, fail): never on a run a worker holds. */
   start(id: string): Promise<Execution> {
-    return this.act(id, (execution, now) => execution.start(now));
+    return this.act(id, (execution, now) => {
+      execution.requireOutsideRunnerMay('start');
+      execution.start(now);
+    });
   }
 
   succeed(id: string, exitCode: number): Promise<Execution> {
-    return this.act(id, (execution, now) => execution.succeed(exitCode, now));
+    return this.act(id, (execution, now) => {
+      execution.requireOutsideRunnerMay('succeed');
+      execution.succeed(exitCode, now);
+    });
   }
 
   fail(id: string, exitCode: number, errorMessage: string): Promise<Execution> {
-    return this.act(id, (execution, now) => execution.fail(exitCode, errorMessage, now));
+    return this.act(id, (execution, now) => {
+      execution.requireOutsideRunnerMay('fail');
+      execution.fail(exitCode, errorMessage, now);
+    });
   }
 
   cancel(id: string): Promise<Execution> {

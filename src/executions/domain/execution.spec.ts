@@ -1,4 +1,4 @@
-import { IllegalTransitionError, InvalidArgumentError } from '../../shared/domain/domain-errors.js';
+import { ConflictError, IllegalTransitionError, InvalidArgumentError } from '../../shared/domain/domain-errors.js';
 import { Execution, ExecutionProps, JobSnapshot } from './execution.js';
 import {
   allowedEdges,
@@ -554,6 +554,42 @@ describe('Execution lifecycle', () => {
         expectRefusal(() => execution.retry(RETRY_AT, 0), IllegalTransitionError, NOT_RETRYABLE);
       },
     );
+  });
+});
+
+describe('an outside runner (the API) may not report on a run a worker holds', () => {
+  it.each(['succeed', 'fail'] as const)(
+    '%s on a run a worker is executing is a conflict naming the worker',
+    (action) => {
+      const execution = executionIn(RUNNING);
+
+      expectRefusal(
+        () => execution.requireOutsideRunnerMay(action),
+        ConflictError,
+        `Execution ${execution.id} is being run by worker worker-1: only that worker reports how it ends (cancel it to stop it)`,
+      );
+      expect(execution.status).toBe(RUNNING);
+    },
+  );
+
+  it.each(['succeed', 'fail'] as const)('%s on a run an outside runner started is allowed', (action) => {
+    const execution = executionIn(QUEUED);
+    execution.start(STARTED_AT);
+
+    execution.requireOutsideRunnerMay(action);
+    ACTIONS[action](execution);
+    expect(execution.status).toBe(TRANSITIONS[action].to);
+  });
+
+  it.each(FORBIDDEN.filter((c) => c.action !== 'cancel'))(
+    "$action when $state keeps the lifecycle's exact refusal, worker or not",
+    ({ action, state, message }) => {
+      expectRefusal(() => executionIn(state).requireOutsideRunnerMay(action), IllegalTransitionError, message);
+    },
+  );
+
+  it('start on a queued run is allowed', () => {
+    expect(() => executionIn(QUEUED).requireOutsideRunnerMay('start')).not.toThrow();
   });
 });
 

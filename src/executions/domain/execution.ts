@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { IllegalTransitionError, InvalidArgumentError } from '../../shared/domain/domain-errors.js';
+import { ConflictError, IllegalTransitionError, InvalidArgumentError } from '../../shared/domain/domain-errors.js';
 import { INT32 } from '../../shared/domain/int32.js';
 import type { Labels } from '../../shared/domain/labels.js';
 import { ExecutionAction, ExecutionStatus, TRANSITIONS } from './execution-status.js';
@@ -184,6 +184,22 @@ export class Execution {
   cancel(now: Date): void {
     this.transition('cancel');
     this.props.finishedAt = now;
+  }
+
+  /**
+   * Lets an outside runner (the API's start, succeed and fail) act, or refuses: first with the
+   * lifecycle's own message, then, on a run a worker holds, with a conflict. Only that worker
+   * knows how its command ends; a result forged over it would be the one chains and alerts
+   * follow, and the worker's real one would be dropped. Cancel stays open: its worker stops it.
+   */
+  requireOutsideRunnerMay(action: ExecutionAction): void {
+    const rule = TRANSITIONS[action];
+    if (!rule.from.includes(this.props.status)) throw new IllegalTransitionError(rule.refusal);
+    if (this.props.status === ExecutionStatus.RUNNING && this.props.workerId !== null) {
+      throw new ConflictError(
+        `Execution ${this.props.id} is being run by worker ${this.props.workerId}: only that worker reports how it ends (cancel it to stop it)`,
+      );
+    }
   }
 
   /**

@@ -31,6 +31,11 @@ import { RunRequestDto } from './dto/run-request.dto.js';
 import { RUN_REQUEST_LIMITS } from '../domain/run-requests.js';
 import { FailDto, SucceedDto } from './dto/transition.dto.js';
 
+/** What the runner actions (start, succeed, fail) say beside their summary. */
+const RUNNER_ACTION =
+  'A run a worker is executing is refused (409): only its worker reports how it ends; cancel stops it. ' +
+  'Recorded in the audit trail.';
+
 /** Reads answer JSON that PostgreSQL wrote (ExecutionReadModel); a string is sent as it is. */
 const JSON_CONTENT = 'application/json; charset=utf-8';
 
@@ -189,8 +194,12 @@ export class ExecutionsController implements BeforeApplicationShutdown {
 
   @Post('executions/:id/start')
   @MinRole('operator')
+  @Audited('execution.started')
   @HttpCode(200)
-  @ApiOperation({ summary: 'QUEUED → RUNNING (for an outside runner; its timeout still holds)' })
+  @ApiOperation({
+    summary: 'QUEUED → RUNNING (for an outside runner; its timeout still holds)',
+    description: RUNNER_ACTION,
+  })
   @ApiOkResponse({ type: ExecutionResponse })
   @ApiErrors(400, 404, 409)
   async start(@Param('id', ParseUUIDPipe) id: string, @Body() _body: EmptyBodyDto): Promise<ExecutionResponse> {
@@ -199,8 +208,12 @@ export class ExecutionsController implements BeforeApplicationShutdown {
 
   @Post('executions/:id/succeed')
   @MinRole('operator')
+  @Audited('execution.succeeded')
   @HttpCode(200)
-  @ApiOperation({ summary: 'RUNNING → SUCCEEDED with an exit code' })
+  @ApiOperation({
+    summary: 'RUNNING → SUCCEEDED with an exit code (for an outside runner)',
+    description: RUNNER_ACTION,
+  })
   @ApiOkResponse({ type: ExecutionResponse })
   @ApiErrors(400, 404, 409)
   async succeed(@Param('id', ParseUUIDPipe) id: string, @Body() body: SucceedDto): Promise<ExecutionResponse> {
@@ -209,8 +222,13 @@ export class ExecutionsController implements BeforeApplicationShutdown {
 
   @Post('executions/:id/fail')
   @MinRole('operator')
+  @Audited('execution.failed')
   @HttpCode(200)
-  @ApiOperation({ summary: 'RUNNING → FAILED with an exit code and a message; queues a retry when attempts are left' })
+  @ApiOperation({
+    summary:
+      'RUNNING → FAILED with an exit code and a message; queues a retry when attempts are left (for an outside runner)',
+    description: RUNNER_ACTION,
+  })
   @ApiOkResponse({ type: ExecutionResponse })
   @ApiErrors(400, 404, 409)
   async fail(@Param('id', ParseUUIDPipe) id: string, @Body() body: FailDto): Promise<ExecutionResponse> {

@@ -1,3 +1,4 @@
+import { RE2JS, RE2JSSyntaxException } from 're2js';
 import { InvalidArgumentError } from '../../shared/domain/domain-errors.js';
 
 export const PARAMETER_LIMITS = {
@@ -17,7 +18,7 @@ export interface JobParameter {
   description: string | null;
   default: string | null;
   required: boolean;
-  /** A regular expression the whole value must match; null: any value. */
+  /** A regular expression (RE2 syntax) the whole value must match; null: any value. */
   pattern: string | null;
 }
 
@@ -69,7 +70,7 @@ export function jobParametersOf(value: unknown): JobParameter[] {
       required: optionalBoolean(raw.required, `${field}.required`),
       pattern: optionalText(raw.pattern, `${field}.pattern`, PARAMETER_LIMITS.patternMaxLength),
     };
-    if (parameter.pattern !== null) compiled(parameter.pattern, `${field}.pattern`);
+    if (parameter.pattern !== null) compiled(parameter.pattern, `${field}.pattern`, `${field}.pattern`);
     if (parameter.default !== null) requireMatch(parameter, parameter.default, `${field}.default`);
     return parameter;
   });
@@ -115,17 +116,30 @@ export function parameterVariable(name: string): string {
 }
 
 function requireMatch(parameter: JobParameter, value: string, field: string): void {
-  if (parameter.pattern !== null && !compiled(parameter.pattern, field).test(value)) {
+  // a pattern stored before RE2 may not compile: the run is refused, naming the job's pattern
+  const pattern = parameter.pattern === null ? null : compiled(parameter.pattern, `The pattern of ${field}`, field);
+  if (pattern !== null && !pattern.matches(value)) {
     throw new InvalidArgumentError(`${field} must match ${parameter.pattern}`, field);
   }
 }
 
-/** Anchored: a pattern matches the whole value, never a part of it. */
-function compiled(pattern: string, field: string): RegExp {
+/**
+ * RE2 (the re2js port), never RegExp: an operator's pattern runs on values of up to 4 KiB, and a
+ * backtracking engine takes exponential time on a pattern such as `([a-z0-9]+\.?)+`, which
+ * freezes the node. RE2 matches in time linear in the value, and refuses what would need
+ * backtracking (backreferences, lookaround). `matches` anchors both ends: a pattern matches the
+ * whole value, never a part of it.
+ */
+function compiled(pattern: string, subject: string, field: string): RE2JS {
   try {
-    return new RegExp(`^(?:${pattern})$`, 'u');
+    return RE2JS.compile(pattern);
   } catch (error) {
-    throw new InvalidArgumentError(`${field} is not a valid regular expression: ${(error as Error).message}`, field);
+    if (!(error instanceof RE2JSSyntaxException)) throw error;
+    const reason = error.message.replace(/^error parsing regexp: /, '');
+    throw new InvalidArgumentError(
+      `${subject} is not a regular expression Orbit accepts (RE2 syntax, without backreferences or lookaround): ${reason}`,
+      field,
+    );
   }
 }
 

@@ -1,15 +1,16 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
-import { Public } from '../../auth/http/auth.decorators.js';
+import { Public, Unlimited } from '../../auth/http/auth.decorators.js';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import { Database } from '../../shared/infrastructure/database.js';
 import { Heartbeats } from '../application/heartbeats.js';
 import { HealthEndpoint } from './health-check.docs.js';
 
-/** Liveness and readiness, without a token, with the usual 200 / 503. */
+/** Liveness and readiness, without a token and without a rate limit, with the usual 200 / 503. */
 @ApiTags('health')
 @Public()
+@Unlimited()
 @Controller('health')
 export class HealthController {
   constructor(

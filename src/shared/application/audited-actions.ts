@@ -20,5 +20,8 @@ export const AUDITED_ACTIONS = [
   'worker.drained',
   'worker.resumed',
   'execution.backfilled',
+  'execution.started',
+  'execution.succeeded',
+  'execution.failed',
 ] as const;
 export type AuditedAction = (typeof AUDITED_ACTIONS)[number];

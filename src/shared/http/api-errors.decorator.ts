@@ -6,7 +6,7 @@ const DESCRIPTIONS: Record<number, string> = {
   400: 'Malformed id, query or body, or a value that breaks a rule (the message names the field)',
   401: 'No bearer token, or an unknown or revoked one',
   403: "The token's role does not include the one this endpoint needs",
-  429: 'Too many requests from this token in the last minute',
+  429: 'Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again',
   404: 'No such job or execution',
   409: 'Illegal transition, duplicate name, or a concurrent change (the message says which)',
 };

@@ -430,7 +430,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** QUEUED → RUNNING (for an outside runner; its timeout still holds) */
+        /**
+         * QUEUED → RUNNING (for an outside runner; its timeout still holds)
+         * @description A run a worker is executing is refused (409): only its worker reports how it ends; cancel stops it. Recorded in the audit trail.
+         */
         post: operations["ExecutionsController_start"];
         delete?: never;
         options?: never;
@@ -447,7 +450,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** RUNNING → SUCCEEDED with an exit code */
+        /**
+         * RUNNING → SUCCEEDED with an exit code (for an outside runner)
+         * @description A run a worker is executing is refused (409): only its worker reports how it ends; cancel stops it. Recorded in the audit trail.
+         */
         post: operations["ExecutionsController_succeed"];
         delete?: never;
         options?: never;
@@ -464,7 +470,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** RUNNING → FAILED with an exit code and a message; queues a retry when attempts are left */
+        /**
+         * RUNNING → FAILED with an exit code and a message; queues a retry when attempts are left (for an outside runner)
+         * @description A run a worker is executing is refused (409): only its worker reports how it ends; cancel stops it. Recorded in the audit trail.
+         */
         post: operations["ExecutionsController_fail"];
         delete?: never;
         options?: never;
@@ -906,7 +915,7 @@ export interface components {
              * @example job.created
              * @enum {string}
              */
-            action: "job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied" | "job.paused" | "job.resumed" | "concurrency-group.created" | "concurrency-group.updated" | "concurrency-group.deleted" | "worker.drained" | "worker.resumed" | "execution.backfilled";
+            action: "job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied" | "job.paused" | "job.resumed" | "concurrency-group.created" | "concurrency-group.updated" | "concurrency-group.deleted" | "worker.drained" | "worker.resumed" | "execution.backfilled" | "execution.started" | "execution.succeeded" | "execution.failed";
             /**
              * Format: uuid
              * @description The job, execution or token
@@ -988,7 +997,7 @@ export interface components {
              */
             required?: boolean;
             /**
-             * @description A regular expression the whole value must match
+             * @description A regular expression the whole value must match, in RE2 syntax (matched in linear time): no backreferences or lookaround
              * @default null
              * @example staging|production
              */
@@ -2374,11 +2383,142 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The Health Check is successful */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /**
+                         * @example ok
+                         * @enum {string}
+                         */
+                        status?: "ok" | "degraded";
+                        /**
+                         * @example {
+                         *       "database": {
+                         *         "status": "up",
+                         *         "responseTime": 12
+                         *       }
+                         *     }
+                         */
+                        info?: {
+                            [key: string]: {
+                                /** @enum {string} */
+                                status: "up" | "degraded" | "down";
+                                /** @description Time the health indicator took to respond, in ms */
+                                responseTime?: number;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /** @example {} */
+                        error?: {
+                            [key: string]: {
+                                /** @enum {string} */
+                                status: "up" | "degraded" | "down";
+                                /** @description Time the health indicator took to respond, in ms */
+                                responseTime?: number;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /**
+                         * @example {
+                         *       "database": {
+                         *         "status": "up",
+                         *         "responseTime": 12
+                         *       }
+                         *     }
+                         */
+                        details?: {
+                            [key: string]: {
+                                /** @enum {string} */
+                                status: "up" | "degraded" | "down";
+                                /** @description Time the health indicator took to respond, in ms */
+                                responseTime?: number;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The Health Check is not successful */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example error
+                         * @enum {string}
+                         */
+                        status?: "error" | "shutting_down";
+                        /**
+                         * @example {
+                         *       "database": {
+                         *         "status": "up",
+                         *         "responseTime": 12
+                         *       }
+                         *     }
+                         */
+                        info?: {
+                            [key: string]: {
+                                /** @enum {string} */
+                                status: "up" | "degraded" | "down";
+                                /** @description Time the health indicator took to respond, in ms */
+                                responseTime?: number;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /**
+                         * @example {
+                         *       "redis": {
+                         *         "status": "down",
+                         *         "message": "Could not connect",
+                         *         "responseTime": 3005
+                         *       }
+                         *     }
+                         */
+                        error?: {
+                            [key: string]: {
+                                /** @enum {string} */
+                                status: "up" | "degraded" | "down";
+                                /** @description Time the health indicator took to respond, in ms */
+                                responseTime?: number;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /**
+                         * @example {
+                         *       "database": {
+                         *         "status": "up",
+                         *         "responseTime": 12
+                         *       },
+                         *       "redis": {
+                         *         "status": "down",
+                         *         "message": "Could not connect",
+                         *         "responseTime": 3005
+                         *       }
+                         *     }
+                         */
+                        details?: {
+                            [key: string]: {
+                                /** @enum {string} */
+                                status: "up" | "degraded" | "down";
+                                /** @description Time the health indicator took to respond, in ms */
+                                responseTime?: number;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
             };
         };
     };
@@ -2391,11 +2531,142 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The Health Check is successful */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /**
+                         * @example ok
+                         * @enum {string}
+                         */
+                        status?: "ok" | "degraded";
+                        /**
+                         * @example {
+                         *       "database": {
+                         *         "status": "up",
+                         *         "responseTime": 12
+                         *       }
+                         *     }
+                         */
+                        info?: {
+                            [key: string]: {
+                                /** @enum {string} */
+                                status: "up" | "degraded" | "down";
+                                /** @description Time the health indicator took to respond, in ms */
+                                responseTime?: number;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /** @example {} */
+                        error?: {
+                            [key: string]: {
+                                /** @enum {string} */
+                                status: "up" | "degraded" | "down";
+                                /** @description Time the health indicator took to respond, in ms */
+                                responseTime?: number;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /**
+                         * @example {
+                         *       "database": {
+                         *         "status": "up",
+                         *         "responseTime": 12
+                         *       }
+                         *     }
+                         */
+                        details?: {
+                            [key: string]: {
+                                /** @enum {string} */
+                                status: "up" | "degraded" | "down";
+                                /** @description Time the health indicator took to respond, in ms */
+                                responseTime?: number;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The Health Check is not successful */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example error
+                         * @enum {string}
+                         */
+                        status?: "error" | "shutting_down";
+                        /**
+                         * @example {
+                         *       "database": {
+                         *         "status": "up",
+                         *         "responseTime": 12
+                         *       }
+                         *     }
+                         */
+                        info?: {
+                            [key: string]: {
+                                /** @enum {string} */
+                                status: "up" | "degraded" | "down";
+                                /** @description Time the health indicator took to respond, in ms */
+                                responseTime?: number;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /**
+                         * @example {
+                         *       "redis": {
+                         *         "status": "down",
+                         *         "message": "Could not connect",
+                         *         "responseTime": 3005
+                         *       }
+                         *     }
+                         */
+                        error?: {
+                            [key: string]: {
+                                /** @enum {string} */
+                                status: "up" | "degraded" | "down";
+                                /** @description Time the health indicator took to respond, in ms */
+                                responseTime?: number;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /**
+                         * @example {
+                         *       "database": {
+                         *         "status": "up",
+                         *         "responseTime": 12
+                         *       },
+                         *       "redis": {
+                         *         "status": "down",
+                         *         "message": "Could not connect",
+                         *         "responseTime": 3005
+                         *       }
+                         *     }
+                         */
+                        details?: {
+                            [key: string]: {
+                                /** @enum {string} */
+                                status: "up" | "degraded" | "down";
+                                /** @description Time the health indicator took to respond, in ms */
+                                responseTime?: number;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
             };
         };
     };
@@ -2435,7 +2706,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2481,7 +2752,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2541,7 +2812,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2600,7 +2871,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2665,7 +2936,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2711,7 +2982,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2730,7 +3001,7 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page, with the same filters */
                 cursor?: string;
                 /** @description Only these actions: repeat the parameter or separate the actions by commas */
-                action?: ("job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied" | "job.paused" | "job.resumed" | "concurrency-group.created" | "concurrency-group.updated" | "concurrency-group.deleted" | "worker.drained" | "worker.resumed" | "execution.backfilled")[];
+                action?: ("job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied" | "job.paused" | "job.resumed" | "concurrency-group.created" | "concurrency-group.updated" | "concurrency-group.deleted" | "worker.drained" | "worker.resumed" | "execution.backfilled" | "execution.started" | "execution.succeeded" | "execution.failed")[];
                 /** @description Only changes by the token of this name (exact) */
                 actor?: string;
                 /** @description Only changes of this job, execution, token, channel, group or worker (its id, exact) */
@@ -2781,7 +3052,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2842,7 +3113,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2908,7 +3179,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2976,7 +3247,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3036,7 +3307,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3102,7 +3373,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3176,7 +3447,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3255,7 +3526,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3334,7 +3605,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3413,7 +3684,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3481,7 +3752,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3550,7 +3821,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3620,7 +3891,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3699,7 +3970,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3764,7 +4035,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3830,7 +4101,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3896,7 +4167,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3973,7 +4244,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4052,7 +4323,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4131,7 +4402,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4210,7 +4481,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4289,7 +4560,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4335,7 +4606,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4403,7 +4674,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4469,7 +4740,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4543,7 +4814,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4622,7 +4893,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4679,7 +4950,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4736,7 +5007,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4782,7 +5053,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4842,7 +5113,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4910,7 +5181,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4970,7 +5241,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5038,7 +5309,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5104,7 +5375,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5178,7 +5449,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5257,7 +5528,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5323,7 +5594,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5388,7 +5659,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5456,7 +5727,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5502,7 +5773,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5573,7 +5844,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;

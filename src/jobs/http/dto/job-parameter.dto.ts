@@ -39,7 +39,9 @@ export class JobParameterDto {
     nullable: true,
     example: 'staging|production',
     default: null,
-    description: 'A regular expression the whole value must match',
+    maxLength: PARAMETER_LIMITS.patternMaxLength,
+    description:
+      'A regular expression the whole value must match, in RE2 syntax (matched in linear time): no backreferences or lookaround',
   })
   @IsOptional()
   @IsString()
