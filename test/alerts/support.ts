@@ -9,8 +9,11 @@ export interface Received {
   body: string;
 }
 
-/** An HTTP receiver inside the test: records every request; `answer` picks each one's status. */
-export async function startReceiver(answer: (request: Received, seen: Received[]) => number = () => 200) {
+/** A status, or a status and the body that goes with it (`ok` by default). */
+export type Answer = number | { status: number; body: string };
+
+/** An HTTP receiver inside the test: records every request; `answer` picks each one's status (and body). */
+export async function startReceiver(answer: (request: Received, seen: Received[]) => Answer = () => 200) {
   const received: Received[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -18,11 +21,12 @@ export async function startReceiver(answer: (request: Received, seen: Received[]
     req.on('end', () => {
       const request = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() };
       received.push(request);
-      const status = answer(
+      const answered = answer(
         request,
         received.filter((r) => r.path === request.path),
       );
-      res.writeHead(status, status >= 300 && status < 400 ? { location: 'http://127.0.0.1:1/' } : {}).end('ok');
+      const { status, body } = typeof answered === 'number' ? { status: answered, body: 'ok' } : answered;
+      res.writeHead(status, status >= 300 && status < 400 ? { location: 'http://127.0.0.1:1/' } : {}).end(body);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -5,7 +5,7 @@ import { OrbitConfig } from '../../config/orbit-config.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { AlertSender } from '../application/alert-sender.js';
 import type { Channel } from '../domain/channel.js';
-import { ATTEMPT_TIMEOUT_MS, AttemptOutcome, ClaimedDelivery } from '../domain/delivery.js';
+import { ATTEMPT_ERRORS, ATTEMPT_TIMEOUT_MS, AttemptOutcome, ClaimedDelivery } from '../domain/delivery.js';
 import { emailOf, slackMessageOf } from './alert-messages.js';
 import { postOnce } from './http-post.js';
 
@@ -59,7 +59,7 @@ export class ChannelSender extends AlertSender implements OnApplicationShutdown 
     const started = performance.now();
     const latency = () => Math.round(performance.now() - started);
     if (this.config.smtpUrl === undefined) {
-      return { ok: false, httpStatus: null, smtpResponse: null, error: 'ORBIT_SMTP_URL is not set', latencyMs: 0 };
+      return { ok: false, httpStatus: null, smtpResponse: null, error: ATTEMPT_ERRORS.noSmtp, latencyMs: 0 };
     }
     const url = new URL(this.config.smtpUrl);
     for (const name of ['connectionTimeout', 'greetingTimeout', 'socketTimeout']) {
@@ -76,11 +76,7 @@ export class ChannelSender extends AlertSender implements OnApplicationShutdown 
       return { ok: true, httpStatus: null, smtpResponse: info.response ?? null, error: null, latencyMs: latency() };
     } catch (error) {
       const smtp = (error as { response?: string }).response ?? null;
-      const message = signal.aborted
-        ? 'no answer within the attempt timeout'
-        : error instanceof Error
-          ? error.message
-          : String(error);
+      const message = signal.aborted ? ATTEMPT_ERRORS.timeout : error instanceof Error ? error.message : String(error);
       // nodemailer's messages name the server, never its credentials
       return { ok: false, httpStatus: null, smtpResponse: smtp, error: message, latencyMs: latency() };
     }
