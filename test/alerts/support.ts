@@ -62,3 +62,37 @@ export async function startSmtp() {
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+/** A text of a Slack message, and whether Slack reads markup in it (mrkdwn, the message's `text`). */
+export interface SlackText {
+  markup: boolean;
+  text: string;
+  /** The type of the block element that holds it (`rich_text_preformatted`, …), or null. */
+  within: string | null;
+}
+
+/** Every text of a Slack message: plain_text objects and rich-text `text` elements are shown as written. */
+export function slackTexts(message: unknown, within: string | null = null): SlackText[] {
+  if (Array.isArray(message)) return message.flatMap((item) => slackTexts(item, within));
+  if (message === null || typeof message !== 'object') return [];
+  const object = message as Record<string, unknown>;
+  const type = typeof object.type === 'string' ? object.type : null;
+  const own: SlackText[] =
+    typeof object.text === 'string'
+      ? [{ markup: type !== 'plain_text' && type !== 'text', text: object.text, within }]
+      : [];
+  return [
+    ...own,
+    ...Object.entries(object)
+      .filter(([key]) => key !== 'text' || typeof object.text !== 'string')
+      .flatMap(([, value]) => slackTexts(value, type ?? within)),
+  ];
+}
+
+/** Slack markup that does nothing: no control character but in the three escapes. */
+export function expectInert(texts: readonly SlackText[]): void {
+  for (const { text } of texts.filter((t) => t.markup)) {
+    expect(text).not.toMatch(/[<>]/);
+    expect(text.replace(/&(amp|lt|gt);/g, '')).not.toContain('&');
+  }
+}
