@@ -39,12 +39,30 @@ export async function startReceiver(answer: (request: Received, seen: Received[]
   };
 }
 
-/** An SMTP server inside the test that accepts every message and parses it. */
-export async function startSmtp() {
+/** A login the SMTP server took, and whether the connection was encrypted by then. */
+export interface SmtpLogin {
+  username: string;
+  password: string;
+  secure: boolean;
+}
+
+/**
+ * An SMTP server inside the test that accepts every message and parses it, and any login,
+ * also in clear (so that a client that sends credentials without TLS is seen doing it).
+ * `startTls`: it offers STARTTLS, with smtp-server's own self-signed certificate.
+ */
+export async function startSmtp(options: { startTls?: boolean } = {}) {
   const mails: ParsedMail[] = [];
+  const logins: SmtpLogin[] = [];
   const server = new SMTPServer({
     authOptional: true,
-    disabledCommands: ['STARTTLS'],
+    allowInsecureAuth: true,
+    disabledCommands: options.startTls ? [] : ['STARTTLS'],
+    logger: false, // and no warning that the test's certificate is the built-in one
+    onAuth(auth, session, callback) {
+      logins.push({ username: auth.username ?? '', password: auth.password ?? '', secure: session.secure });
+      callback(null, { user: auth.username });
+    },
     onData(stream, _session, callback) {
       simpleParser(stream)
         .then((mail) => {
@@ -58,6 +76,7 @@ export async function startSmtp() {
   const { port } = server.server.address() as AddressInfo;
   return {
     mails,
+    logins,
     url: `smtp://127.0.0.1:${port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
