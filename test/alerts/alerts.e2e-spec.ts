@@ -7,7 +7,7 @@ import { LeaseReaperService } from '../../src/runtime/application/lease-reaper.s
 import { createRootLogger } from '../../src/observability/infrastructure/logging.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
-import { startReceiver, startSmtp } from './support.js';
+import { expectInert, slackTexts, startReceiver, startSmtp } from './support.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const SLACK_PATH = '/services/T000/B000/XXXXsecretpath';
@@ -211,10 +211,12 @@ describe('alerts', () => {
     expect(delivered!.attempts.map((a) => a.attempt)).toEqual([1, 2, 3, 4]);
   });
 
-  it('email arrives at the SMTP server with the job name in the subject; slack gets text and blocks', async () => {
+  it('email arrives at the SMTP server with the job name in the subject; slack gets text and blocks, inert', async () => {
     await channel({ name: 'oncall-mail', type: 'email', to: ['oncall@example.com'] });
     await channel({ name: 'team-slack', type: 'slack', url: receiver.url(SLACK_PATH) });
-    const mailed = await job('mailed-job', 'exit 2', {
+    // output that closes a code block, mentions everyone and disguises a link
+    const hostile = "echo '```'; echo '<!channel> <https://evil.example/|sign in again>'; echo '```'; exit 2";
+    const mailed = await job('mailed-job', hostile, {
       alerts: [{ channel: 'oncall-mail' }, { channel: 'team-slack' }],
     });
     await run(mailed.id);
@@ -223,10 +225,20 @@ describe('alerts', () => {
     expect(smtp.mails[0]!.subject).toContain('mailed-job');
     expect(smtp.mails[0]!.to).toMatchObject({ text: 'oncall@example.com' });
     const [slack] = receiver.at(SLACK_PATH);
-    expect(JSON.parse(slack!.body)).toMatchObject({
+    const message = JSON.parse(slack!.body) as unknown;
+    expect(message).toMatchObject({
       text: expect.stringContaining('mailed-job'),
       blocks: expect.any(Array),
     });
+    const texts = slackTexts(message);
+    expectInert(texts);
+    expect(texts.filter((t) => t.text.includes('<!channel>'))).toEqual([
+      {
+        markup: false,
+        text: '```\n<!channel> <https://evil.example/|sign in again>\n```\n',
+        within: 'rich_text_preformatted',
+      },
+    ]);
     const [mail] = await deliveries(`jobId=${mailed.id}&status=DELIVERED`).then((all) =>
       all.filter((d) => d.channelName === 'oncall-mail'),
     );
@@ -277,6 +289,16 @@ describe('alerts', () => {
       .expect(400);
     expect(refused.body.message).toContain('link-local');
     await http().post('/channels').send({ name: 'metadata6', type: 'slack', url: 'http://[fe80::1]/x' }).expect(400);
+  });
+
+  it.each([
+    ['http://[::127.0.0.1]:9/x', 'non-global'],
+    ['http://[64:ff9b::169.254.169.254]/latest', 'link-local'],
+    ['http://[2002:a9fe:a9fe::1]/latest', 'link-local'],
+    ['http://[100::1]/x', 'discard'],
+  ])('%s, an IPv6 form of a refused address, is refused with private targets allowed', async (url, reason) => {
+    const refused = await http().post('/channels').send({ name: 'embedded', type: 'webhook', url }).expect(400);
+    expect(refused.body.message).toContain(reason);
   });
 
   it('no secret in any answer, audit entry or log line', async () => {

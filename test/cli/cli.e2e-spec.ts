@@ -158,12 +158,14 @@ describe('the orbit command line, against a real Orbit', () => {
     it('export, then apply to a fresh Orbit, gives the same jobs', async () => {
       const exported = await cli(['export', '-o', join(home, 'exported.yaml')]);
       expect(exported.code).toBe(0);
-      const result = await cli(['apply', '-f', join(home, 'exported.yaml')], {}, fresh.url);
+      // the export holds the channel's URL as a placeholder, filled in from the environment
+      const env = { ORBIT_CHANNEL_OPS_URL: CHANNELS.ops.url };
+      const result = await cli(['apply', '-f', join(home, 'exported.yaml')], env, fresh.url);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('Applied: 4 to create');
       expect(await settings(fresh.t)).toEqual(await settings());
       // back to where it came from: nothing changes, but the job made by hand is now the file's
-      const back = await cli(['apply', '-f', join(home, 'exported.yaml')]);
+      const back = await cli(['apply', '-f', join(home, 'exported.yaml')], env);
       expect(back.stdout).toContain('~ adopt jobs.by-hand\n');
       expect(back.stdout).toContain('0 to create, 0 to update, 1 to adopt, 0 to delete, 3 unchanged');
     });

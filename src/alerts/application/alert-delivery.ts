@@ -1,7 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import { Clock } from '../../shared/domain/clock.js';
-import { ATTEMPT_TIMEOUT_MS, AttemptOutcome, ClaimedDelivery, retryDelayMs } from '../domain/delivery.js';
+import {
+  ATTEMPT_ERRORS,
+  ATTEMPT_TIMEOUT_MS,
+  AttemptOutcome,
+  ClaimedDelivery,
+  retryDelayMs,
+} from '../domain/delivery.js';
 import { AlertSender } from './alert-sender.js';
 import { ChannelRepository } from './channel.repository.js';
 import { AttemptResult, DeliveryRepository } from './delivery.repository.js';
@@ -44,7 +50,7 @@ export class AlertDelivery {
     const at = this.clock.now();
     const outcome: AttemptOutcome = channel
       ? await this.sender.send(channel, delivery, AbortSignal.any([signal, AbortSignal.timeout(ATTEMPT_TIMEOUT_MS)]))
-      : { ok: false, httpStatus: null, smtpResponse: null, error: 'the channel was deleted', latencyMs: 0 };
+      : { ok: false, httpStatus: null, smtpResponse: null, error: ATTEMPT_ERRORS.channelDeleted, latencyMs: 0 };
     const now = this.clock.now();
     const next = new Date(now.getTime() + retryDelayMs(delivery.attempt, this.config.alertRetryBaseMs, Math.random()));
     const result: AttemptResult = outcome.ok

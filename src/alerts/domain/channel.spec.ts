@@ -4,11 +4,19 @@ const NOW = new Date('2026-12-01T10:00:00Z');
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
 describe('Channel', () => {
-  it('shows no secret: a webhook says whether it has one, a Slack URL only its origin', () => {
-    const hook = Channel.create({ name: 'h', type: 'webhook', url: 'https://a.example.com/x', secret: SECRET }, NOW);
-    expect(hook.publicSettings()).toEqual({ url: 'https://a.example.com/x', hasSecret: true });
+  it('shows no secret: a webhook says whether it has one, a URL only its origin', () => {
+    const url = 'https://a.example.com/x/s3cret?token=s3cret';
+    const hook = Channel.create({ name: 'h', type: 'webhook', url, secret: SECRET }, NOW);
+    expect(hook.publicSettings()).toEqual({ url: 'https://a.example.com/…', hasSecret: true });
     const slack = Channel.create({ name: 's', type: 'slack', url: 'https://hooks.slack.com/services/T/B/secret' }, NOW);
-    expect(JSON.stringify(slack.publicSettings())).not.toContain('secret');
+    expect(slack.publicSettings()).toEqual({ url: 'https://hooks.slack.com/…' });
+  });
+
+  it('a masked URL written back is refused, so that it never replaces the stored one', () => {
+    const hook = Channel.create({ name: 'h', type: 'webhook', url: 'https://a.example.com/x/s3cret' }, NOW);
+    const shown = hook.publicSettings().url as string;
+    expect(() => hook.update({ url: shown }, NOW)).toThrow('url is masked as Orbit shows it (https://a.example.com/…)');
+    expect(hook.url).toBe('https://a.example.com/x/s3cret');
   });
 
   it('a change without the secret keeps it; the type never changes', () => {
@@ -26,6 +34,10 @@ describe('Channel', () => {
     [{ name: ' ', type: 'webhook', url: 'https://a.example.com' }, 'name must be'],
     [{ name: 'x', type: 'webhook', url: 'file:///etc/passwd' }, 'url must be http or https'],
     [{ name: 'x', type: 'webhook', url: 'https://u:p@a.example.com' }, 'url must not hold credentials'],
+    [
+      { name: 'x', type: 'slack', url: '${ORBIT_CHANNEL_X_URL}' },
+      'url is the placeholder ${ORBIT_CHANNEL_X_URL}, not a URL: orbit apply fills it',
+    ],
     [{ name: 'x', type: 'webhook', url: 'https://a.example.com', secret: 'plain' }, 'secret must be whsec_'],
     [{ name: 'x', type: 'email', to: [] }, 'to must be 1 to 50 email addresses'],
     [{ name: 'x', type: 'email', to: ['not an address'] }, "to: 'not an address' is not an email address"],

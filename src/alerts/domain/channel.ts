@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError } from '../../shared/domain/domain-errors.js';
 import { ALERT_LIMITS, AlertEvent, alertEventsOf } from '../../jobs/domain/job-alerts.js';
+import { holdsMask, maskedUrl } from './masked-url.js';
 
 export const CHANNEL_TYPES = ['webhook', 'slack', 'email'] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
@@ -12,7 +13,7 @@ const SECRET = /^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/;
 /** An address as SMTP takes it: one @, no spaces or angle brackets (the server says the rest). */
 const EMAIL = /^[^\s@<>,;"]+@[^\s@<>,;"]+\.[^\s@<>,;"]+$/;
 
-/** What each type needs; the secrets (webhook `secret`, the Slack URL's path) are never answered. */
+/** What each type needs; the secrets (webhook `secret`, a URL's path and query) are never answered. */
 export type ChannelSettings =
   | { type: 'webhook'; url: string; secret: string | null }
   | { type: 'slack'; url: string }
@@ -88,9 +89,9 @@ export class Channel {
     const settings = this.props.settings;
     switch (settings.type) {
       case 'webhook':
-        return { url: settings.url, hasSecret: settings.secret !== null };
+        return { url: maskedUrl(settings.url), hasSecret: settings.secret !== null };
       case 'slack':
-        return { url: `${new URL(settings.url).origin}/…` };
+        return { url: maskedUrl(settings.url) };
       case 'email':
         return { to: [...settings.to] };
     }
@@ -191,6 +192,13 @@ function urlOf(value: unknown): string {
       'url',
     );
   }
+  const placeholder = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(value.trim());
+  if (placeholder) {
+    throw new InvalidArgumentError(
+      `url is the placeholder ${placeholder[0]}, not a URL: orbit apply fills it from the environment variable ${placeholder[1]}`,
+      'url',
+    );
+  }
   let url: URL;
   try {
     url = new URL(value);
@@ -201,6 +209,12 @@ function urlOf(value: unknown): string {
     throw new InvalidArgumentError(`url must be http or https, not ${url.protocol.replace(':', '')}`, 'url');
   }
   if (url.username || url.password) throw new InvalidArgumentError('url must not hold credentials', 'url');
+  if (holdsMask(value)) {
+    throw new InvalidArgumentError(
+      `url is masked as Orbit shows it (${maskedUrl(url.href)}): give the whole URL, or leave url out to keep the stored one`,
+      'url',
+    );
+  }
   return url.href;
 }
 

@@ -25,6 +25,36 @@ export interface DeliveryAttempt extends AttemptOutcome {
   at: Date;
 }
 
+/** Why an attempt failed, in Orbit's own words: they tell nothing of the target. */
+export const ATTEMPT_ERRORS = {
+  timeout: 'no answer within the attempt timeout',
+  stopped: 'stopped: the node is shutting down',
+  channelDeleted: 'the channel was deleted',
+  noSmtp: 'ORBIT_SMTP_URL is not set',
+} as const;
+const OWN_WORDS: ReadonlySet<string> = new Set(Object.values(ATTEMPT_ERRORS));
+
+/** What a failure without a status says below admin. */
+export const DETAILS_FOR_ADMINS = 'failed (the details are for admins)';
+
+/**
+ * An attempt as the roles below admin see it: the HTTP status or the SMTP reply code, and
+ * Orbit's own words, never the target's answer nor an error's text, which quote what the
+ * target said and name the addresses it resolved to (a server-side read-back otherwise).
+ */
+export function statusOnly(attempt: DeliveryAttempt): DeliveryAttempt {
+  const code = /^\d{3}/.exec(attempt.smtpResponse ?? '')?.[0] ?? null;
+  const error =
+    attempt.error === null || OWN_WORDS.has(attempt.error)
+      ? attempt.error
+      : attempt.httpStatus !== null
+        ? `HTTP ${attempt.httpStatus}`
+        : code !== null
+          ? `SMTP ${code}`
+          : DETAILS_FOR_ADMINS;
+  return { ...attempt, smtpResponse: code, error };
+}
+
 /** A delivery claimed to be sent: what the sender needs. */
 export interface ClaimedDelivery {
   id: string;

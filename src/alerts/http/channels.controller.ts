@@ -85,6 +85,6 @@ export class ChannelsController {
   @ApiOkResponse({ type: DeliveryResponse })
   @ApiErrors(400, 404)
   async test(@Param('id', ParseUUIDPipe) id: string): Promise<DeliveryResponse> {
-    return DeliveryResponse.from(await this.channels.test(id));
+    return DeliveryResponse.from(await this.channels.test(id), true);
   }
 }

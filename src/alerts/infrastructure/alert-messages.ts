@@ -34,17 +34,38 @@ function detailsOf(payload: AlertPayload): string[] {
   ];
 }
 
-/** Slack's incoming-webhook message: `text` (notifications, fallbacks) and blocks. */
+/**
+ * Text for Slack's markup (mrkdwn, the message's `text`) with its three control characters
+ * escaped as its formatting rules say: a job's name, error or output can then neither mention
+ * (`<!channel>`) nor disguise a link (`<https://…|text>`).
+ */
+export function slackEscaped(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * Slack's incoming-webhook message: `text` (notifications, fallbacks) and blocks. The output
+ * goes in a rich-text preformatted element, whose text Slack shows as it is: no markup is read
+ * in it, so no backticks in the output can close it.
+ */
 export function slackMessageOf(payload: AlertPayload): Record<string, unknown> {
   const headline = headlineOf(payload);
   const output = payload.run?.output
-    ? [{ type: 'section', text: { type: 'mrkdwn', text: '```' + payload.run.output.slice(-2900) + '```' } }]
+    ? [
+        {
+          type: 'rich_text',
+          elements: [
+            { type: 'rich_text_preformatted', elements: [{ type: 'text', text: payload.run.output.slice(-2900) }] },
+          ],
+        },
+      ]
     : [];
   return {
-    text: headline,
+    text: slackEscaped(headline),
     blocks: [
+      // plain_text is shown as written: Slack reads no markup in it
       { type: 'header', text: { type: 'plain_text', text: headline.slice(0, 150) } },
-      { type: 'section', text: { type: 'mrkdwn', text: detailsOf(payload).join('\n') } },
+      { type: 'section', text: { type: 'mrkdwn', text: slackEscaped(detailsOf(payload).join('\n')) } },
       ...output,
     ],
   };

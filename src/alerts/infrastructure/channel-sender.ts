@@ -5,13 +5,15 @@ import { OrbitConfig } from '../../config/orbit-config.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { AlertSender } from '../application/alert-sender.js';
 import type { Channel } from '../domain/channel.js';
-import { ATTEMPT_TIMEOUT_MS, AttemptOutcome, ClaimedDelivery } from '../domain/delivery.js';
+import { ATTEMPT_ERRORS, AttemptOutcome, ClaimedDelivery } from '../domain/delivery.js';
 import { emailOf, slackMessageOf } from './alert-messages.js';
 import { postOnce } from './http-post.js';
+import { SMTP_TLS_REQUIRED, smtpTransportOf } from './smtp-transport.js';
 
 /**
  * Sends over each channel type: webhooks signed by the Standard Webhooks scheme (the id is the
- * delivery's, the same on every retry), Slack's incoming webhooks, email over ORBIT_SMTP_URL.
+ * delivery's, the same on every retry), Slack's incoming webhooks, email over ORBIT_SMTP_URL (its
+ * credentials over TLS only: see smtpTransportOf).
  */
 @Injectable()
 export class ChannelSender extends AlertSender implements OnApplicationShutdown {
@@ -59,30 +61,28 @@ export class ChannelSender extends AlertSender implements OnApplicationShutdown 
     const started = performance.now();
     const latency = () => Math.round(performance.now() - started);
     if (this.config.smtpUrl === undefined) {
-      return { ok: false, httpStatus: null, smtpResponse: null, error: 'ORBIT_SMTP_URL is not set', latencyMs: 0 };
+      return { ok: false, httpStatus: null, smtpResponse: null, error: ATTEMPT_ERRORS.noSmtp, latencyMs: 0 };
     }
-    const url = new URL(this.config.smtpUrl);
-    for (const name of ['connectionTimeout', 'greetingTimeout', 'socketTimeout']) {
-      url.searchParams.set(name, String(ATTEMPT_TIMEOUT_MS));
-    }
-    this.mailer ??= createTransport(url.href);
+    const transport = smtpTransportOf(this.config.smtpUrl);
+    this.mailer ??= createTransport(transport.url);
     const { subject, text } = emailOf(delivery.payload);
     try {
       // the signal ends the send itself: nodemailer closes the connection, which the timeouts
-      // above bound step by step as well (connect, greeting, each answer)
+      // of smtpTransportOf bound step by step as well (connect, greeting, each answer)
       const info = (await this.mailer.sendMail({ from: this.config.smtpFrom, to, subject, text, signal })) as {
         response?: string;
       };
       return { ok: true, httpStatus: null, smtpResponse: info.response ?? null, error: null, latencyMs: latency() };
     } catch (error) {
-      const smtp = (error as { response?: string }).response ?? null;
-      const message = signal.aborted
-        ? 'no answer within the attempt timeout'
-        : error instanceof Error
-          ? error.message
-          : String(error);
+      const { response, code } = error as { response?: string; code?: string };
       // nodemailer's messages name the server, never its credentials
-      return { ok: false, httpStatus: null, smtpResponse: smtp, error: message, latencyMs: latency() };
+      const said = error instanceof Error ? error.message : String(error);
+      const message = signal.aborted
+        ? ATTEMPT_ERRORS.timeout
+        : transport.tlsRequired && code === 'ETLS'
+          ? `${SMTP_TLS_REQUIRED}: ${said}`
+          : said;
+      return { ok: false, httpStatus: null, smtpResponse: response ?? null, error: message, latencyMs: latency() };
     }
   }
 }

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import type { AttemptOutcome } from '../domain/delivery.js';
+import { ATTEMPT_ERRORS, type AttemptOutcome } from '../domain/delivery.js';
 import { resolveTarget } from './dns-target-policy.js';
 
 /** How much of a refusing answer's body an attempt keeps, to say why. */
@@ -70,8 +70,8 @@ export async function postOnce(
     const message = !signal.aborted
       ? errorText(error)
       : (signal.reason as Error | undefined)?.name === 'TimeoutError'
-        ? 'no answer within the attempt timeout'
-        : 'stopped: the node is shutting down';
+        ? ATTEMPT_ERRORS.timeout
+        : ATTEMPT_ERRORS.stopped;
     return { ok: false, httpStatus: null, smtpResponse: null, error: message, latencyMs: latency() };
   }
 }

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { ChannelsService } from '../../alerts/application/channels.service.js';
 import { Channel, ChannelInput } from '../../alerts/domain/channel.js';
+import { maskedUrl } from '../../alerts/domain/masked-url.js';
 import { Clock } from '../../shared/domain/clock.js';
-import { ApplySection, changedFields, forEntry, PlanItem, uniqueNames } from './plan.js';
+import { ApplySection, changedFields, FieldChange, forEntry, PlanItem, uniqueNames } from './plan.js';
 
 /** A channel of the file: every field of POST /channels but the name, which is its key. */
 type ChannelEntry = Omit<ChannelInput, 'name'>;
@@ -46,11 +47,7 @@ export class ChannelsSection extends ApplySection {
           }
           const desired = Channel.restore(channel.toProps());
           desired.update(input, this.clock.now());
-          const changes = changedFields(comparable(channel), comparable(desired)).map((change) =>
-            change.field === 'secret'
-              ? { field: 'secret', from: change.from && SECRET_SHOWN, to: change.to && SECRET_SHOWN }
-              : change,
-          );
+          const changes = changedFields(comparable(channel), comparable(desired)).map(shownChange);
           if (changes.length > 0) await this.channels.update(channel.id, input);
           return {
             section: this.key,
@@ -64,7 +61,11 @@ export class ChannelsSection extends ApplySection {
     return items;
   }
 
-  /** Secrets are never answered: the file gets `${ORBIT_CHANNEL_<NAME>_SECRET}` (or `_URL`) for the CLI to fill in. */
+  /**
+   * Secrets are never answered: the file gets `${ORBIT_CHANNEL_<NAME>_URL}` (a URL's path and
+   * query may be one) and `${ORBIT_CHANNEL_<NAME>_SECRET}` for the CLI to fill in. A placeholder
+   * applied unfilled is refused as a URL or a secret, so it never replaces the stored value.
+   */
   async current(): Promise<Record<string, object>> {
     const channels = (await this.channels.all()).sort((a, b) => a.name.localeCompare(b.name));
     return Object.fromEntries(
@@ -72,16 +73,29 @@ export class ChannelsSection extends ApplySection {
         const variable = `ORBIT_CHANNEL_${channel.name.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}`;
         const settings = channel.settings;
         const fields =
-          settings.type === 'webhook'
-            ? { url: settings.url, ...(settings.secret !== null ? { secret: `\${${variable}_SECRET}` } : {}) }
-            : settings.type === 'slack'
-              ? { url: `\${${variable}_URL}` }
-              : { to: settings.to };
+          settings.type === 'email'
+            ? { to: settings.to }
+            : {
+                url: `\${${variable}_URL}`,
+                ...(settings.type === 'webhook' && settings.secret !== null
+                  ? { secret: `\${${variable}_SECRET}` }
+                  : {}),
+              };
         const allJobs = channel.allJobsOn ? { allJobs: { on: channel.allJobsOn } } : {};
         return [channel.name, { type: settings.type, ...fields, ...allJobs }];
       }),
     );
   }
+}
+
+/** A change as the plan shows it: a secret as `(secret)`, a URL masked as channels answer it. */
+function shownChange(change: FieldChange): FieldChange {
+  if (change.field === 'secret') return { ...change, from: change.from && SECRET_SHOWN, to: change.to && SECRET_SHOWN };
+  if (change.field === 'url') {
+    const shown = (url: unknown) => (typeof url === 'string' ? maskedUrl(url) : url);
+    return { ...change, from: shown(change.from), to: shown(change.to) };
+  }
+  return change;
 }
 
 function comparable(channel: Channel): object {

@@ -40,7 +40,7 @@ export class ApplyController {
     summary: 'The channels and jobs as an orbit file (admin: it describes the channels)',
     description:
       'What POST /apply takes, and would leave unchanged. Jobs list the fields that differ from the defaults; ' +
-      "channels' secrets are never answered: they are ${ORBIT_CHANNEL_<NAME>_SECRET} (or _URL) placeholders.",
+      "channels' secrets and URLs are never answered: they are ${ORBIT_CHANNEL_<NAME>_URL} and _SECRET placeholders.",
   })
   @ApiOkResponse({ type: OrbitFileDto })
   @ApiErrors()

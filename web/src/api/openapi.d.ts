@@ -708,7 +708,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List alert deliveries, newest first, each with every attempt */
+        /**
+         * List alert deliveries, newest first, each with every attempt
+         * @description Admins read each attempt's error as recorded; the other roles its status only.
+         */
         get: operations["DeliveriesController_list"];
         put?: never;
         post?: never;
@@ -747,7 +750,7 @@ export interface paths {
         };
         /**
          * The channels and jobs as an orbit file (admin: it describes the channels)
-         * @description What POST /apply takes, and would leave unchanged. Jobs list the fields that differ from the defaults; channels' secrets are never answered: they are ${ORBIT_CHANNEL_<NAME>_SECRET} (or _URL) placeholders.
+         * @description What POST /apply takes, and would leave unchanged. Jobs list the fields that differ from the defaults; channels' secrets and URLs are never answered: they are ${ORBIT_CHANNEL_<NAME>_URL} and _SECRET placeholders.
          */
         get: operations["ApplyController_current"];
         put?: never;
@@ -1935,7 +1938,7 @@ export interface components {
              */
             type: "webhook" | "slack" | "email";
             /**
-             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed)
+             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed); write-only: answers show only its scheme, host and port (https://ops.example.com/…)
              * @example https://ops.example.com/orbit-alerts
              */
             url?: string;
@@ -1962,9 +1965,9 @@ export interface components {
             /** @enum {string} */
             type: "webhook" | "slack" | "email";
             /**
-             * @description webhook: url and hasSecret; slack: the URL's origin only (its path is the secret); email: to. Secrets are never answered
+             * @description webhook: url and hasSecret; slack: url; email: to. A URL shows its scheme, host and port, and … for its path and query (where providers put their secret). Secrets are never answered
              * @example {
-             *       "url": "https://ops.example.com/orbit-alerts",
+             *       "url": "https://ops.example.com/…",
              *       "hasSecret": true
              *     }
              */
@@ -1992,7 +1995,7 @@ export interface components {
              */
             type?: "webhook" | "slack" | "email";
             /**
-             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed)
+             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed); write-only: answers show only its scheme, host and port (https://ops.example.com/…)
              * @example https://ops.example.com/orbit-alerts
              */
             url?: string;
@@ -2022,12 +2025,12 @@ export interface components {
              */
             httpStatus: number | null;
             /**
-             * @description email: the SMTP server's answer
+             * @description email: the SMTP server's answer (below admin: its reply code only, such as 250)
              * @example null
              */
             smtpResponse: string | null;
             /**
-             * @description Why it failed
+             * @description Why it failed. Below admin: the status only (HTTP 500, SMTP 535) or Orbit's own words, never the target's answer nor the addresses it resolved to
              * @example null
              */
             error: string | null;
@@ -2197,7 +2200,7 @@ export interface components {
              */
             type: "webhook" | "slack" | "email";
             /**
-             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed)
+             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed); write-only: answers show only its scheme, host and port (https://ops.example.com/…)
              * @example https://ops.example.com/orbit-alerts
              */
             url?: string;
@@ -2244,12 +2247,12 @@ export interface components {
             /** @example cronExpression */
             field: string;
             /**
-             * @description Any JSON value; secrets show as "(secret)"
+             * @description Any JSON value; secrets show as "(secret)", URLs as https://host/…
              * @example 0 3 * * *
              */
             from: Record<string, never> | null;
             /**
-             * @description Any JSON value; secrets show as "(secret)"
+             * @description Any JSON value; secrets show as "(secret)", URLs as https://host/…
              * @example 0 4 * * *
              */
             to: Record<string, never> | null;

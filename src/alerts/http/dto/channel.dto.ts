@@ -27,7 +27,8 @@ export class CreateChannelDto {
   @ApiPropertyOptional({
     example: 'https://ops.example.com/orbit-alerts',
     description:
-      'webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed)',
+      'webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed); ' +
+      'write-only: answers show only its scheme, host and port (https://ops.example.com/…)',
   })
   @IsOptional()
   @IsString()
@@ -71,9 +72,10 @@ export class ChannelResponse {
   @ApiProperty({ enum: CHANNEL_TYPES })
   type!: string;
   @ApiProperty({
-    example: { url: 'https://ops.example.com/orbit-alerts', hasSecret: true },
+    example: { url: 'https://ops.example.com/…', hasSecret: true },
     description:
-      "webhook: url and hasSecret; slack: the URL's origin only (its path is the secret); email: to. Secrets are never answered",
+      'webhook: url and hasSecret; slack: url; email: to. A URL shows its scheme, host and port, and … for its ' +
+      'path and query (where providers put their secret). Secrets are never answered',
   })
   settings!: Record<string, unknown>;
   @ApiProperty({ type: AllJobsDto, nullable: true })

@@ -3,7 +3,7 @@ import { IsIn, IsOptional, IsUUID } from 'class-validator';
 import { ALERT_EVENTS } from '../../../jobs/domain/job-alerts.js';
 import { ListQueryDto } from '../../../shared/http/list-query.dto.js';
 import type { DeliveryView } from '../../application/delivery.repository.js';
-import { DELIVERY_STATUSES } from '../../domain/delivery.js';
+import { DELIVERY_STATUSES, statusOnly } from '../../domain/delivery.js';
 import type { DeliveryStatus } from '../../domain/delivery.js';
 
 export class ListDeliveriesQuery extends ListQueryDto {
@@ -30,9 +30,21 @@ export class DeliveryAttemptResponse {
   at!: string;
   @ApiProperty({ type: Number, nullable: true, example: 200, description: "webhook and slack: the answer's status" })
   httpStatus!: number | null;
-  @ApiProperty({ type: String, nullable: true, example: null, description: "email: the SMTP server's answer" })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description: "email: the SMTP server's answer (below admin: its reply code only, such as 250)",
+  })
   smtpResponse!: string | null;
-  @ApiProperty({ type: String, nullable: true, example: null, description: 'Why it failed' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description:
+      "Why it failed. Below admin: the status only (HTTP 500, SMTP 535) or Orbit's own words, never the " +
+      "target's answer nor the addresses it resolved to",
+  })
   error!: string | null;
   @ApiProperty({ example: 42 })
   latencyMs!: number;
@@ -62,7 +74,8 @@ export class DeliveryResponse {
   @ApiProperty({ type: [DeliveryAttemptResponse] })
   attempts!: DeliveryAttemptResponse[];
 
-  static from(view: DeliveryView): DeliveryResponse {
+  /** `detailed` (admin): each attempt as recorded; otherwise its status only. */
+  static from(view: DeliveryView, detailed: boolean): DeliveryResponse {
     return {
       id: view.id,
       channelId: view.channelId,
@@ -74,7 +87,9 @@ export class DeliveryResponse {
       createdAt: view.createdAt.toISOString(),
       finishedAt: view.finishedAt?.toISOString() ?? null,
       nextAttemptAt: view.nextAttemptAt?.toISOString() ?? null,
-      attempts: view.attempts.map(({ ok: _ok, ...attempt }) => ({ ...attempt, at: attempt.at.toISOString() })),
+      attempts: view.attempts
+        .map((attempt) => (detailed ? attempt : statusOnly(attempt)))
+        .map(({ ok: _ok, ...attempt }) => ({ ...attempt, at: attempt.at.toISOString() })),
     };
   }
 }

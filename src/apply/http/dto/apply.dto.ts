@@ -28,9 +28,17 @@ export class ApplyRequestDto {
 export class FieldChangeResponse {
   @ApiProperty({ example: 'cronExpression' })
   field!: string;
-  @ApiProperty({ example: '0 3 * * *', nullable: true, description: 'Any JSON value; secrets show as "(secret)"' })
+  @ApiProperty({
+    example: '0 3 * * *',
+    nullable: true,
+    description: 'Any JSON value; secrets show as "(secret)", URLs as https://host/…',
+  })
   from!: unknown;
-  @ApiProperty({ example: '0 4 * * *', nullable: true, description: 'Any JSON value; secrets show as "(secret)"' })
+  @ApiProperty({
+    example: '0 4 * * *',
+    nullable: true,
+    description: 'Any JSON value; secrets show as "(secret)", URLs as https://host/…',
+  })
   to!: unknown;
 }
 
