@@ -24,12 +24,16 @@ export interface PageTrouble {
   dialogs: string[];
 }
 
-/** A tab of its own (its own sessionStorage, so its own sign-in), watched for trouble. */
+/**
+ * A tab of its own (its own sessionStorage, so its own sign-in), watched for trouble. `locale` is
+ * the browser's language (navigator.language, Accept-Language), British English unless given.
+ */
 export async function openTab(
   browser: Browser,
   baseUrl: string,
+  locale = 'en-GB',
 ): Promise<{ context: BrowserContext; page: Page; trouble: PageTrouble }> {
-  const context = await browser.newContext({ baseURL: baseUrl, timezoneId: 'UTC', locale: 'en-GB' });
+  const context = await browser.newContext({ baseURL: baseUrl, timezoneId: 'UTC', locale });
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
   const trouble: PageTrouble = { errors: [], dialogs: [] };

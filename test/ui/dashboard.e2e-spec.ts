@@ -98,7 +98,7 @@ describe('the dashboard in a real browser', () => {
     await expectAccessible(page);
     await page.getByLabel('Token').fill('orbit_not-a-real-token');
     await button('Sign in').click();
-    await textOf(page.getByRole('alert'), /unknown or revoked/);
+    await textOf(page.getByRole('alert'), /^That token was not accepted/);
 
     await page.getByLabel('Token').fill(TEST_ADMIN_TOKEN);
     await button('Sign in').click();

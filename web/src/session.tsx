@@ -22,16 +22,29 @@ export function useSession(): Session {
   return session;
 }
 
-/** Asks the API who the token is; a refused one is forgotten at once. */
-async function check(token: string, refused: () => void): Promise<Me> {
-  setToken(token, refused);
+/** A wrong token pasted in the sign-in form: no session existed, so none ended. */
+const NOT_ACCEPTED = 'That token was not accepted: check it and try again.';
+/** The token of a session this tab had (signed in, or kept from before a reload) is refused now. */
+const SESSION_ENDED = 'Your session has ended: Orbit no longer accepts its token (revoked?). Sign in again.';
+
+/**
+ * Asks the API who the token is. Only once it is accepted does a refusal end a session (`ended`):
+ * a 401 to this first question is the answer, not the end of anything.
+ */
+async function check(token: string, ended: () => void): Promise<Me> {
+  setToken(token);
   try {
-    return await ok(api.GET('/auth/me'));
+    const me = await ok(api.GET('/auth/me'));
+    setToken(token, ended);
+    return me;
   } catch (error) {
     setToken(null);
     throw error;
   }
 }
+
+const refusal = (error: unknown) => error instanceof ApiError && error.status === 401;
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export function SessionGate({
   children,
@@ -49,26 +62,28 @@ export function SessionGate({
     setToken(null);
     setState({ kind: 'signed-out', notice });
   };
-  const refused = () => signOut('The API refused the token (revoked?): sign in again.');
+  const ended = () => signOut(SESSION_ENDED);
 
   useEffect(() => {
     const token = sessionStorage.getItem(KEY);
     if (!token) return;
-    check(token, refused).then(
+    check(token, ended).then(
       (me) => setState({ kind: 'signed-in', me }),
-      () => signOut('The stored token is no longer accepted: sign in again.'),
+      (error: unknown) =>
+        signOut(refusal(error) ? SESSION_ENDED : `Orbit could not check the session: ${messageOf(error)}`),
     );
   }, []);
 
   const submit = async (token: string): Promise<string | undefined> => {
     try {
-      const me = await check(token, refused);
+      const me = await check(token, ended);
       sessionStorage.setItem(KEY, token);
       setState({ kind: 'signed-in', me });
       return undefined;
     } catch (error) {
-      if (error instanceof ApiError && error.status === 401) return 'This token is unknown or revoked.';
-      return error instanceof Error ? error.message : String(error);
+      // the form's own answer replaces whatever the page said before it was sent
+      setState({ kind: 'signed-out' });
+      return refusal(error) ? NOT_ACCEPTED : messageOf(error);
     }
   };
 

@@ -29,10 +29,14 @@ let bearer: string | null = null;
 let onRefused: () => void = () => undefined;
 const tokenWatchers = new Set<(token: string | null) => void>();
 
-/** The token every request carries from now on (null: none), and what to do when the API refuses it. */
+/**
+ * The token every request carries from now on (null: none), and what to do when the API refuses
+ * it. Watchers hear of a change of token only, not of a new `refused` for the same one.
+ */
 export function setToken(token: string | null, refused: () => void = () => undefined): void {
-  bearer = token;
   onRefused = refused;
+  if (token === bearer) return;
+  bearer = token;
   for (const watcher of tokenWatchers) watcher(token);
 }
 

@@ -1,4 +1,5 @@
 import { api, ok, type Execution } from '../api/client';
+import { count } from '../format';
 import { useLive } from '../live/use-live';
 import { Link } from '../router';
 
@@ -20,7 +21,7 @@ export function Attempts({ execution }: { execution: Execution }) {
   );
   return (
     <>
-      {attempt} of at most {maxRetries + 1}
+      {count(attempt)} of at most {count(maxRetries + 1)}
       {retryOf && (
         <>
           {' '}

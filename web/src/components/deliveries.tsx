@@ -1,4 +1,5 @@
 import { api, ok } from '../api/client';
+import { millis } from '../format';
 import { useLive } from '../live/use-live';
 import { Loading, Problem, Time } from './ui';
 
@@ -44,7 +45,7 @@ export function Deliveries({ channel, jobId }: { channel?: string; jobId?: strin
                   <ol class="attempts">
                     {delivery.attempts.map((attempt) => (
                       <li key={attempt.attempt}>
-                        <Time iso={attempt.at} /> {answerOf(attempt)} ({attempt.latencyMs} ms)
+                        <Time iso={attempt.at} /> {answerOf(attempt)} ({millis(attempt.latencyMs)})
                       </li>
                     ))}
                   </ol>

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { count } from '../format';
 import type { RecentRun } from './recent-runs';
 import { runsInWords } from './recent-runs';
 
@@ -30,7 +31,8 @@ export function DurationChart({ runs }: { runs: readonly RecentRun[] }) {
     <figure class="duration-chart">
       <div ref={plot} class="plot" role="img" aria-label={`Chart of durations. ${runsInWords(runs)}`} />
       <figcaption>
-        How long each of the last {runs.length} runs took, oldest left; <span class="legend-failed">●</span> failed.
+        How long each of the last {count(runs.length)} runs took, oldest left; <span class="legend-failed">●</span>{' '}
+        failed.
         {problem && <span class="problem"> {problem}</span>}
       </figcaption>
     </figure>

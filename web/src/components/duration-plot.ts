@@ -1,5 +1,6 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { decimal, timeAxis } from '../format';
 import type { RecentRun } from './recent-runs';
 
 /** The colours of styles.css (var(--ok), var(--danger)), which a canvas cannot read from CSS. */
@@ -23,7 +24,11 @@ export function drawDurations(target: HTMLElement, runs: readonly RecentRun[], w
       legend: { show: false },
       cursor: { show: false },
       scales: { y: { range: (_, min, max) => [0, Math.max(max * 1.1, min + 0.001)] } },
-      axes: [{}, { label: 'seconds', values: (_, ticks) => ticks.map((tick) => `${tick}`) }],
+      // both axes in the page's locale and formats: uPlot's own are US English
+      axes: [
+        { values: (_, ticks, _axis, _space, step) => timeAxis(ticks, step) },
+        { label: 'seconds', values: (_, ticks) => ticks.map(decimal) },
+      ],
       series: [
         {},
         { label: 'Duration', stroke: OK, width: 1.5, points: { show: true, size: 5, fill: OK } },

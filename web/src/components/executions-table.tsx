@@ -1,5 +1,5 @@
 import type { Execution } from '../api/client';
-import { duration } from '../format';
+import { count, duration } from '../format';
 import { Link } from '../router';
 import { Status, Time } from './ui';
 
@@ -47,7 +47,7 @@ export function ExecutionsTable({
               <Status status={execution.status} />
             </td>
             <td>{execution.trigger}</td>
-            <td>{execution.attempt}</td>
+            <td>{count(execution.attempt)}</td>
             <td>
               <Time iso={execution.createdAt} />
             </td>

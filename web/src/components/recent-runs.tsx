@@ -1,6 +1,6 @@
 import { api, ok } from '../api/client';
 import type { components } from '../api/openapi';
-import { millis, percent } from '../format';
+import { count, millis, percent } from '../format';
 import { useLive } from '../live/use-live';
 
 export type JobRecentRuns = components['schemas']['JobRecentRunsResponse'];
@@ -31,7 +31,7 @@ export function runsInWords(runs: readonly RecentRun[]): string {
   const durations = runs.flatMap((run) => (run.durationMs === null ? [] : [run.durationMs]));
   const range =
     durations.length === 0 ? '' : `, took ${millis(Math.min(...durations))} to ${millis(Math.max(...durations))}`;
-  return `Last ${runs.length} ${runs.length === 1 ? 'run' : 'runs'}: ${failed} failed${range}`;
+  return `Last ${count(runs.length)} ${runs.length === 1 ? 'run' : 'runs'}: ${count(failed)} failed${range}`;
 }
 
 /** The recent durations as small bars, oldest left, failures in red, each as tall as its run was long. */

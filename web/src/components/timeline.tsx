@@ -1,6 +1,6 @@
 import type { components } from '../api/openapi';
 import { api, ok, type Job, type OrbitEvent } from '../api/client';
-import { dateTime } from '../format';
+import { count, dateTime } from '../format';
 import { useLive } from '../live/use-live';
 import { Link, withQuery } from '../router';
 import { Problem, Status } from './ui';
@@ -58,7 +58,7 @@ function explain(slot: Slot) {
         m.policy === 'RUN_ONCE' && m.firedSlot
           ? `collapsed into one run of ${dateTime(m.firedSlot)} (RUN_ONCE)`
           : 'dropped (SKIP)';
-      return `${REASONS[slot.reason ?? 'no_scheduler']}; ${m.count}${m.countCapped ? '+' : ''} slot(s) ${what}`;
+      return `${REASONS[slot.reason ?? 'no_scheduler']}; ${count(m.count)}${m.countCapped ? '+' : ''} slot(s) ${what}`;
     }
     case 'paused':
       return 'the job was paused';
@@ -123,7 +123,7 @@ export function Timeline({ job, query }: { job: Job; query: URLSearchParams }) {
             {slots.length === 0
               ? 'No slot in this window.'
               : Object.entries(counts)
-                  .map(([fate, n]) => `${n} ${fate}`)
+                  .map(([fate, n]) => `${count(n)} ${fate}`)
                   .join(', ')}
           </p>
           <div class="timeline-strip" aria-hidden="true">
@@ -142,7 +142,7 @@ export function Timeline({ job, query }: { job: Job; query: URLSearchParams }) {
                   {group.length > 1 && (
                     <>
                       {' – '}
-                      <time dateTime={last.slot}>{dateTime(last.slot)}</time> ({group.length} slots)
+                      <time dateTime={last.slot}>{dateTime(last.slot)}</time> ({count(group.length)} slots)
                     </>
                   )}
                   : {explain(first)}

@@ -4,7 +4,7 @@ import { api, ok, type Execution, type ExecutionOutput } from '../api/client';
 import { Attempts } from '../components/attempts';
 import { OutputView } from '../components/output';
 import { Loading, PageTitle, Problem, Status, Time } from '../components/ui';
-import { duration } from '../format';
+import { duration, seconds } from '../format';
 import { useLive } from '../live/use-live';
 import { Link } from '../router';
 import { useSession } from '../session';
@@ -119,7 +119,7 @@ export function ExecutionPage({ id }: { id: string }) {
         <dt>Took</dt>
         <dd>{duration(e.startedAt, e.finishedAt)}</dd>
         <dt>Timeout</dt>
-        <dd>{e.timeoutSeconds} s</dd>
+        <dd>{seconds(e.timeoutSeconds)}</dd>
         <dt>Exit code</dt>
         <dd>{e.exitCode ?? '—'}</dd>
         <dt>Error</dt>

@@ -2,7 +2,7 @@ import { api, ok } from '../api/client';
 import { DurationChart } from '../components/duration-chart';
 import { useRecentRuns } from '../components/recent-runs';
 import { Problem } from '../components/ui';
-import { millis, percent } from '../format';
+import { count, millis, percent } from '../format';
 import { useLive } from '../live/use-live';
 
 /** Runs the chart draws. */
@@ -23,7 +23,7 @@ export function JobInsights({ id }: { id: string }) {
       <h2 id="durations">Durations</h2>
       <Problem error={stats.error ?? recent.error} />
       {s && (
-        <ul class="cards" aria-label={`The last ${s.windowHours} hours`}>
+        <ul class="cards" aria-label={`The last ${count(s.windowHours)} hours`}>
           <li>
             <strong>{orDash(s.durationMs.p50)}</strong> p50
           </li>
@@ -34,8 +34,8 @@ export function JobInsights({ id }: { id: string }) {
             <strong>{percent(s.successRate)}</strong> succeeded
           </li>
           <li>
-            <strong>{s.counts.FAILED}</strong> failed, <strong>{s.counts.SUCCEEDED}</strong> succeeded in{' '}
-            {s.windowHours} h
+            <strong>{count(s.counts.FAILED)}</strong> failed, <strong>{count(s.counts.SUCCEEDED)}</strong> succeeded in{' '}
+            {count(s.windowHours)} h
           </li>
         </ul>
       )}

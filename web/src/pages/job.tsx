@@ -6,6 +6,7 @@ import { ExecutionsTable } from '../components/executions-table';
 import { PauseDialog, type PauseRequest } from '../components/pause-dialog';
 import { Timeline } from '../components/timeline';
 import { Loading, PageTitle, Problem, Time } from '../components/ui';
+import { count, seconds } from '../format';
 import { useLive } from '../live/use-live';
 import { Link, navigate, withQuery } from '../router';
 import { useSession } from '../session';
@@ -141,9 +142,9 @@ export function JobPage({ id, query }: { id: string; query: URLSearchParams }) {
           <dt>Next run</dt>
           <dd>{j.enabled ? <Time iso={j.nextRunAt} /> : '—'}</dd>
           <dt>Max retries</dt>
-          <dd>{j.maxRetries}</dd>
+          <dd>{count(j.maxRetries)}</dd>
           <dt>Timeout</dt>
-          <dd>{j.timeoutSeconds} s</dd>
+          <dd>{seconds(j.timeoutSeconds)}</dd>
           <dt>Missed slots</dt>
           <dd>{j.misfirePolicy}</dd>
           <dt>Overlapping runs</dt>

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ok, type Job } from '../api/client';
 import { RecentRunsCells, useRecentRuns } from '../components/recent-runs';
 import { Loading, PageTitle, Problem, Status, Time } from '../components/ui';
-import { cronInWords } from '../format';
+import { count, cronInWords } from '../format';
 import { useLive } from '../live/use-live';
 import { Link, navigate, withQuery } from '../router';
 import { useSession } from '../session';
@@ -102,7 +102,7 @@ export function JobsPage({ query }: { query: URLSearchParams }) {
       result.status === 'rejected' ? [`${chosen[i]!.name}: ${(result.reason as Error).message}`] : [],
     );
     const done = chosen.length - failures.length;
-    setOutcome({ message: `${ACTIONS[action].done} ${done} ${done === 1 ? 'job' : 'jobs'}.`, failures });
+    setOutcome({ message: `${ACTIONS[action].done} ${count(done)} ${done === 1 ? 'job' : 'jobs'}.`, failures });
     setSelected(new Set());
     setBusy(false);
     jobs.reload();
@@ -147,7 +147,7 @@ export function JobsPage({ query }: { query: URLSearchParams }) {
 
       {actions.length > 0 && (
         <div class="toolbar" role="group" aria-label="With the selected jobs">
-          <span>{selected.size} selected</span>
+          <span>{count(selected.size)} selected</span>
           {actions.map((action) => (
             <button key={action} type="button" disabled={busy || selected.size === 0} onClick={() => void act(action)}>
               {ACTIONS[action].label}

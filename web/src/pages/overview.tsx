@@ -2,6 +2,7 @@ import { api, ok, type ExecutionStatus } from '../api/client';
 import type { components } from '../api/openapi';
 import { ExecutionsTable } from '../components/executions-table';
 import { Loading, PageTitle, Problem, Status, Time } from '../components/ui';
+import { count, seconds } from '../format';
 import { isExecutionEvent } from '../live/concerns';
 import { useLive } from '../live/use-live';
 import { Link, withQuery } from '../router';
@@ -18,7 +19,7 @@ const recent = (status: 'RUNNING' | 'FAILED', limit: number) =>
 function Count({ n, overview }: { n: number; overview: Overview }) {
   return (
     <>
-      {n.toLocaleString('en')}
+      {count(n)}
       {n >= overview.countLimit ? '+' : ''}
     </>
   );
@@ -77,8 +78,8 @@ export function OverviewPage() {
           late
         </li>
         <li class={alive.length === 0 ? 'warn' : undefined}>
-          <strong>{alive.length}</strong> live {alive.length === 1 ? 'worker' : 'workers'}
-          {lost.length > 0 && <>, {lost.length} lost</>}
+          <strong>{count(alive.length)}</strong> live {alive.length === 1 ? 'worker' : 'workers'}
+          {lost.length > 0 && <>, {count(lost.length)} lost</>}
         </li>
       </ul>
 
@@ -95,13 +96,14 @@ export function OverviewPage() {
             {o.now.late > 0 && (
               <li>
                 <Count n={o.now.late} overview={o} /> {o.now.late === 1 ? 'run waits' : 'runs wait'} more than{' '}
-                {o.now.lateAfterSeconds} s past due to start; the longest since <Time iso={o.now.oldestQueuedDueAt} />.
+                {seconds(o.now.lateAfterSeconds)} past due to start; the longest since{' '}
+                <Time iso={o.now.oldestQueuedDueAt} />.
               </li>
             )}
             {o.failingRepeatedly.map((job) => (
               <li key={job.jobId}>
-                <Link href={`/jobs/${job.jobId}`}>{job.name}</Link> failed its last {job.failuresInRow} runs (last{' '}
-                <Time iso={job.lastFinishedAt} />
+                <Link href={`/jobs/${job.jobId}`}>{job.name}</Link> failed its last {count(job.failuresInRow)} runs
+                (last <Time iso={job.lastFinishedAt} />
                 ).
               </li>
             ))}
@@ -115,7 +117,7 @@ export function OverviewPage() {
       </section>
 
       <section aria-labelledby="last-day">
-        <h2 id="last-day">Runs in the last {o.windowHours} hours</h2>
+        <h2 id="last-day">Runs in the last {count(o.windowHours)} hours</h2>
         <ul class="cards" aria-labelledby="last-day">
           {STATUSES.map((status) => (
             <li key={status}>
@@ -138,11 +140,11 @@ export function OverviewPage() {
       </section>
 
       <section aria-labelledby="due">
-        <h2 id="due">Due in the next {o.windowHours} hours</h2>
+        <h2 id="due">Due in the next {count(o.windowHours)} hours</h2>
         <p>
           <Count n={o.due.jobs} overview={o} /> {o.due.jobs === 1 ? 'job fires' : 'jobs fire'} before{' '}
           <Time iso={o.until} />
-          {o.due.next.length > 0 && o.due.next.length < o.due.jobs ? `; the first ${o.due.next.length}:` : '.'}
+          {o.due.next.length > 0 && o.due.next.length < o.due.jobs ? `; the first ${count(o.due.next.length)}:` : '.'}
         </p>
         {o.due.next.length > 0 && (
           <table>

@@ -1,5 +1,6 @@
 import { api, ok } from '../api/client';
 import { Loading, PageTitle, Problem, Time } from '../components/ui';
+import { count } from '../format';
 import { startsOrEnds } from '../live/concerns';
 import { useLive } from '../live/use-live';
 import { WorkerLabels } from '../components/placement';
@@ -47,7 +48,7 @@ export function WorkersPage() {
                 </td>
                 <td>{worker.alive ? (worker.draining ? 'draining' : 'live') : 'lost'}</td>
                 <td>
-                  {worker.running} of {worker.concurrency}
+                  {count(worker.running)} of {count(worker.concurrency)}
                 </td>
                 <td>
                   <Time iso={worker.lastHeartbeatAt} />
