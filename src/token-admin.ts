@@ -4,7 +4,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { TokensService } from './auth/application/tokens.service.js';
 import { AuthModule } from './auth/auth.module.js';
-import { ConfigError, loadConfig, OrbitConfig } from './config/orbit-config.js';
+import { ConfigError, forgetSecretSettings, loadConfig, OrbitConfig } from './config/orbit-config.js';
 import { DatabaseModule } from './postgres/database.module.js';
 import { migrate } from './postgres/migrate.js';
 import { startDatabase } from './postgres/start-database.js';
@@ -36,6 +36,7 @@ async function main(argv: string[]): Promise<number> {
     return values.help ? 0 : 2;
   }
   const config = loadConfig({ ...process.env, ORBIT_ROLE: 'api' }, []);
+  forgetSecretSettings();
   const database = await startDatabase(config, (line) => console.error(line));
   const app = await NestFactory.createApplicationContext(CliModule.forRoot(config, database.url), {
     logger: ['error'],
