@@ -9,15 +9,17 @@ import { childrenOf, freePort, waitFor } from './support/util.js';
 /**
  * What a job's command can read of Orbit's secrets, on real Orbit processes started as root
  * (as the suite runs): the command copies `/proc/<pid>/environ` of every process it may read
- * into its work dir, and the test looks for the secrets in what it copied.
+ * into its work dir, and every command line (anyone may read those) into one file beside them,
+ * and the test looks for the secrets in what it copied.
  */
 const SCAN = [
   'id -un',
   'if cat /proc/$PPID/environ >/dev/null 2>&1; then echo "parent $PPID readable"; else echo "parent $PPID unreadable"; fi',
-  'mkdir "scan-$ORBIT_EXECUTION_ID" && cd "scan-$ORBIT_EXECUTION_ID" || exit 1',
+  'mkdir "scan-$ORBIT_EXECUTION_ID" "cmdlines-$ORBIT_EXECUTION_ID" && cd "scan-$ORBIT_EXECUTION_ID" || exit 1',
   'for f in /proc/[0-9]*/environ; do',
   '  pid=${f#/proc/}; pid=${pid%/environ}',
   '  cat "$f" > "$pid" 2>/dev/null || rm -f "$pid"',
+  '  cat "/proc/$pid/cmdline" >> "../cmdlines-$ORBIT_EXECUTION_ID/all" 2>/dev/null',
   'done',
   'echo "self $$"',
 ].join('\n');
@@ -29,6 +31,8 @@ interface Scan {
   stdout: string;
   /** The environment of every process the command could read, by pid. */
   environs: Map<number, string>;
+  /** The command line of every process, one after the other. */
+  cmdlines: string;
 }
 
 describe('reliability: a command reads every /proc/*/environ it can and finds no secret of Orbit', () => {
@@ -71,14 +75,17 @@ describe('reliability: a command reads every /proc/*/environ it can and finds no
       );
       // read while the node still runs: the test (root) sees what a command that could read it would see
       const orbit = readFileSync(`/proc/${node.pid}/environ`, 'utf8');
-      return { stdout: output.stdout as string, environs, orbit, children: childrenOf(node.pid) };
+      const cmdlines = readFileSync(join(c.workDir, `cmdlines-${run.id}`, 'all'), 'utf8');
+      return { stdout: output.stdout as string, environs, cmdlines, orbit, children: childrenOf(node.pid) };
     } finally {
       await node.stop();
     }
   }
 
-  /** The pids whose environment holds one of the secrets, by secret. */
+  /** The pids whose environment holds one of the secrets, by secret (no command line may hold any). */
   function holders(scan: Scan, secrets: Record<string, string>): Record<string, number[]> {
+    expect(scan.cmdlines).toContain('dist/src/main.js');
+    for (const secret of Object.values(secrets)) expect(scan.cmdlines).not.toContain(secret);
     return Object.fromEntries(
       Object.entries(secrets).map(([name, secret]) => [
         name,
