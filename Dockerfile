@@ -3,7 +3,7 @@
 # The role (all | api | worker) is the first argument or ORBIT_ROLE; DATABASE_URL is required
 # here (without it Orbit would start an embedded PostgreSQL inside the container).
 
-FROM node:20-bookworm-slim AS base
+FROM node:24-bookworm-slim AS base
 # npm 11, as on the developers' machines: it honours package.json "allowScripts".
 RUN npm install -g npm@11.19.1 --no-audit --no-fund && npm cache clean --force
 WORKDIR /app
@@ -21,12 +21,17 @@ FROM base AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
-    ORBIT_DATA_DIR=/var/lib/orbit
+    ORBIT_DATA_DIR=/var/lib/orbit \
+    ORBIT_COMMAND_USER=orbit-command
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
-# Jobs' commands run as this unprivileged user, in ORBIT_DATA_DIR/work.
-RUN mkdir -p /var/lib/orbit && chown node:node /var/lib/orbit
-USER node
+# Orbit runs as root only to start each command as orbit-command, a user of its own that can
+# read neither Orbit's environment nor its files (see docs/security.md); commands work in
+# ORBIT_DATA_DIR/work. Secrets are best given as files: ORBIT_ADMIN_TOKEN_FILE=/run/secrets/...
+RUN useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin orbit-command \
+    && install -d -m 0755 /var/lib/orbit \
+    && install -d -m 0755 -o orbit-command -g orbit-command /var/lib/orbit/work
+USER root
 EXPOSE 3000
 CMD ["node", "dist/src/main.js"]

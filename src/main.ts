@@ -4,7 +4,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger as NestPinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { TokensService, UnsafeBindError } from './auth/application/tokens.service.js';
-import { ConfigError, loadConfig, OrbitConfig } from './config/orbit-config.js';
+import { ConfigError, forgetSecretSettings, loadConfig, OrbitConfig } from './config/orbit-config.js';
 import { migrate } from './postgres/migrate.js';
 import { RunningDatabase, startDatabase } from './postgres/start-database.js';
 import { configureHttp, createHttpAdapter, HTTP_APP_OPTIONS } from './http-app.js';
@@ -18,6 +18,7 @@ async function main(): Promise<void> {
   let config: OrbitConfig;
   try {
     config = loadConfig();
+    forgetSecretSettings();
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
   }
   const root = createRootLogger(config);
   const logger = root.child({ context: 'Orbit' });
+  for (const warning of config.warnings) logger.warn(warning);
 
   let database: RunningDatabase;
   try {
@@ -83,7 +85,7 @@ async function main(): Promise<void> {
       logger.info(`Orbit (${config.role}) running`);
     }
   } catch (error) {
-    const refused = error instanceof UnsafeBindError;
+    const refused = error instanceof UnsafeBindError || error instanceof ConfigError;
     logger.error(refused ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error));
     await shutdown();
     process.exit(refused ? 2 : 1);

@@ -5,7 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import { TokenRepository } from './auth/application/token.repository.js';
 import { TokensService } from './auth/application/tokens.service.js';
 import { SqlTokenRepository } from './auth/infrastructure/sql-token.repository.js';
-import { loadConfig, OrbitConfig } from './config/orbit-config.js';
+import { forgetSecretSettings, loadConfig, OrbitConfig } from './config/orbit-config.js';
 import { DatabaseModule } from './postgres/database.module.js';
 import { migrate } from './postgres/migrate.js';
 import { startDatabase } from './postgres/start-database.js';
@@ -56,6 +56,7 @@ async function main(argv: string[]): Promise<number> {
   }
 
   const config = loadConfig({ ...process.env, ORBIT_ROLE: 'api' }, []);
+  forgetSecretSettings();
   const database = await startDatabase(config, (line) => console.error(line));
   try {
     await migrate(database.url);

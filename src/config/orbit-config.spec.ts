@@ -1,4 +1,21 @@
-import { ConfigError, loadConfig } from './orbit-config.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, forgetSecretSettings, loadConfig, SECRET_SETTINGS } from './orbit-config.js';
+
+const ROOT = 0;
+const USER = 1000;
+
+/** The message a load throws ('' when it does not). */
+function refusal(load: () => unknown): string {
+  try {
+    load();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  return '';
+}
 
 describe('loadConfig', () => {
   it('falls back to the defaults', () => {
@@ -127,5 +144,109 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ORBIT_TRUSTED_PROXIES: '10.0.0.0/8, proxy.internal, 10.0.0.0/33' }, [])).toThrow(
       "ORBIT_TRUSTED_PROXIES must be a comma-separated list of addresses and CIDR ranges, got 'proxy.internal', '10.0.0.0/33'",
     );
+  });
+
+  describe('secrets given as files', () => {
+    let dir: string;
+    const file = (name: string, content: string) => {
+      const path = join(dir, name);
+      writeFileSync(path, content, { mode: 0o600 });
+      return path;
+    };
+    beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'orbit-config-'))));
+    afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('every secret setting is read from its _FILE, without the trailing line break', () => {
+      const config = loadConfig(
+        {
+          DATABASE_URL_FILE: file('db', 'postgres://orbit:s3cret@db:5432/orbit\n'),
+          ORBIT_ADMIN_TOKEN_FILE: file('token', 'file-admin-token-0123456789abcdef\r\n'),
+          ORBIT_SMTP_URL_FILE: file('smtp', 'smtps://mailer:pw@mail.example.com'),
+        },
+        [],
+      );
+      expect(config).toMatchObject({
+        databaseUrl: 'postgres://orbit:s3cret@db:5432/orbit',
+        adminToken: 'file-admin-token-0123456789abcdef',
+        smtpUrl: 'smtps://mailer:pw@mail.example.com',
+      });
+      expect(SECRET_SETTINGS).toEqual(['DATABASE_URL', 'ORBIT_ADMIN_TOKEN', 'ORBIT_SMTP_URL']);
+    });
+
+    it('a value read from a file is checked as the variable would be', () => {
+      expect(refusal(() => loadConfig({ ORBIT_ADMIN_TOKEN_FILE: file('token', 'short\n') }, []))).toContain(
+        'ORBIT_ADMIN_TOKEN must be at least 24 characters',
+      );
+    });
+
+    it('a setting given both ways, a missing file and an empty one are refused together, naming each', () => {
+      const message = refusal(() =>
+        loadConfig(
+          {
+            ORBIT_ADMIN_TOKEN: 'env-admin-token-0123456789abcdef',
+            ORBIT_ADMIN_TOKEN_FILE: file('token', 'file-admin-token-0123456789abcdef'),
+            DATABASE_URL_FILE: join(dir, 'missing'),
+            ORBIT_SMTP_URL_FILE: file('smtp', '\n'),
+          },
+          [],
+        ),
+      );
+      expect(message).toBe(
+        [
+          'Invalid configuration:',
+          `  - DATABASE_URL_FILE: cannot read ${join(dir, 'missing')} (ENOENT)`,
+          '  - ORBIT_ADMIN_TOKEN and ORBIT_ADMIN_TOKEN_FILE are both set: set one of them',
+          `  - ORBIT_SMTP_URL_FILE: ${join(dir, 'smtp')} is empty`,
+        ].join('\n'),
+      );
+    });
+
+    it('an empty variable beside its file counts as unset', () => {
+      const token = 'file-admin-token-0123456789abcdef';
+      expect(loadConfig({ ORBIT_ADMIN_TOKEN: '', ORBIT_ADMIN_TOKEN_FILE: file('token', token) }, []).adminToken).toBe(
+        token,
+      );
+    });
+
+    it('forgetSecretSettings removes the secrets and their files from the environment, and nothing else', () => {
+      const env: Record<string, string | undefined> = {
+        DATABASE_URL: 'postgres://orbit:s3cret@db/orbit',
+        ORBIT_ADMIN_TOKEN_FILE: '/run/secrets/token',
+        ORBIT_SMTP_URL: 'smtp://u:p@mail',
+        ORBIT_SMTP_FROM: 'orbit@example.com',
+        PATH: '/usr/bin',
+      };
+      forgetSecretSettings(env);
+      expect(env).toEqual({ ORBIT_SMTP_FROM: 'orbit@example.com', PATH: '/usr/bin' });
+    });
+  });
+
+  describe('the user commands run as', () => {
+    it('as root: nobody unless ORBIT_COMMAND_USER names another (root included, when asked for)', () => {
+      expect(loadConfig({}, [], ROOT).commandUser).toBe('nobody');
+      expect(loadConfig({ ORBIT_COMMAND_USER: ' orbit-command ' }, [], ROOT).commandUser).toBe('orbit-command');
+      expect(loadConfig({ ORBIT_COMMAND_USER: 'root' }, [], ROOT).commandUser).toBe('root');
+    });
+
+    it("as another user: Orbit's own, and ORBIT_COMMAND_USER is refused (only root can switch users)", () => {
+      expect(loadConfig({}, [], USER).commandUser).toBeUndefined();
+      expect(loadConfig({ ORBIT_COMMAND_USER: '' }, [], USER).commandUser).toBeUndefined();
+      expect(refusal(() => loadConfig({ ORBIT_COMMAND_USER: 'nobody' }, [], USER))).toContain(
+        'ORBIT_COMMAND_USER needs Orbit to run as root (it switches commands to that user)',
+      );
+    });
+
+    it('ORBIT_RUN_AS_USER still works, with a deprecation warning; both names at once are refused', () => {
+      const config = loadConfig({ ORBIT_RUN_AS_USER: 'daemon' }, [], ROOT);
+      expect(config.commandUser).toBe('daemon');
+      expect(config.warnings).toEqual(['ORBIT_RUN_AS_USER is deprecated: name it ORBIT_COMMAND_USER']);
+      expect(loadConfig({}, [], ROOT).warnings).toEqual([]);
+      expect(refusal(() => loadConfig({ ORBIT_RUN_AS_USER: 'nobody' }, [], USER))).toContain(
+        'ORBIT_RUN_AS_USER needs Orbit to run as root',
+      );
+      expect(
+        refusal(() => loadConfig({ ORBIT_RUN_AS_USER: 'daemon', ORBIT_COMMAND_USER: 'nobody' }, [], ROOT)),
+      ).toContain('ORBIT_RUN_AS_USER is the old name of ORBIT_COMMAND_USER: set only ORBIT_COMMAND_USER');
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 
@@ -50,8 +51,11 @@ export class OrbitConfig {
   trustedProxies!: string[];
   /** Origins allowed to call the API from a browser; empty: CORS stays off. */
   corsOrigins!: string[];
-  /** When Orbit runs as root: the unprivileged user commands run as. */
-  runAsUser!: string | undefined;
+  /**
+   * As root: the user commands run as (ORBIT_COMMAND_USER, `nobody` by default; `root` only when
+   * asked for). Otherwise unset: commands run as Orbit's own user.
+   */
+  commandUser!: string | undefined;
   /** Finished executions older than this many days may be pruned... */
   retentionDays!: number;
   /** ...beyond the newest this many of each job, which are always kept. */
@@ -71,6 +75,8 @@ export class OrbitConfig {
   alertRetryBaseMs!: number;
   /** Loopback and private addresses as alert targets (link-local ones never). */
   alertsAllowPrivate!: boolean;
+  /** What the operator should hear at start: settings that work but are deprecated. */
+  warnings!: string[];
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -80,9 +86,36 @@ export class ConfigError extends Error {}
 
 type Env = Record<string, string | undefined>;
 
-/** Reads the configuration; throws ConfigError naming every bad setting. */
-export function loadConfig(env: Env = process.env, argv: string[] = process.argv.slice(2)): OrbitConfig {
+/**
+ * The settings that hold a secret. Each may be given as a file instead (`<NAME>_FILE`, read once
+ * at start), so that no process's initial environment holds it.
+ */
+export const SECRET_SETTINGS = ['DATABASE_URL', 'ORBIT_ADMIN_TOKEN', 'ORBIT_SMTP_URL'] as const;
+type SecretSetting = (typeof SECRET_SETTINGS)[number];
+
+/** Who commands run as when Orbit runs as root and ORBIT_COMMAND_USER is unset. */
+export const DEFAULT_COMMAND_USER = 'nobody';
+
+/**
+ * Removes the secret settings (and their `_FILE` twins) from `env` once the configuration is
+ * read, so that no process Orbit starts (the spawner, the embedded PostgreSQL) inherits them.
+ */
+export function forgetSecretSettings(env: Env = process.env): void {
+  for (const name of SECRET_SETTINGS) {
+    delete env[name];
+    delete env[`${name}_FILE`];
+  }
+}
+
+/** Reads the configuration; throws ConfigError naming every bad setting. `uid`: the user Orbit runs as. */
+export function loadConfig(
+  env: Env = process.env,
+  argv: string[] = process.argv.slice(2),
+  uid: number | undefined = process.getuid?.(),
+): OrbitConfig {
   const problems: string[] = [];
+  const warnings: string[] = [];
+  const secrets = readSecrets(env, problems);
   const int = (name: string, fallback: number, min: number, max: number): number => {
     const raw = env[name];
     if (raw === undefined || raw.trim() === '') return fallback;
@@ -101,8 +134,8 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
     problems.push(`${name} must be true or false, got '${env[name]}'`);
     return fallback;
   };
-  const url = (name: string, schemes: string[]): string | undefined => {
-    const raw = env[name]?.trim();
+  const url = (name: string, schemes: string[], given = env[name]): string | undefined => {
+    const raw = given?.trim();
     if (!raw) return undefined;
     try {
       const parsed = new URL(raw);
@@ -119,7 +152,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
     problems.push(`the role must be one of ${ROLES.join(', ')} (argument or ORBIT_ROLE), got '${roleText}'`);
   }
   const dataDir = resolve(env.ORBIT_DATA_DIR || '.orbit');
-  const databaseUrl = env.DATABASE_URL?.trim() || undefined;
+  const databaseUrl = secrets.DATABASE_URL?.trim() || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL');
   }
@@ -144,7 +177,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
     pollIntervalMs: int('ORBIT_POLL_INTERVAL_MS', 1000, 10, 3_600_000),
     misfireThresholdSeconds: int('ORBIT_MISFIRE_THRESHOLD_SECONDS', 5, 1, 86_400),
     scheduleLeadMs: int('ORBIT_SCHEDULE_LEAD_MS', 500, 0, 60_000),
-    adminToken: env.ORBIT_ADMIN_TOKEN || undefined,
+    adminToken: secrets.ORBIT_ADMIN_TOKEN,
     rateLimitPerMinute: int('ORBIT_RATE_LIMIT_PER_MINUTE', 1200, 0, 1_000_000),
     signInFailuresPerMinute: int('ORBIT_SIGN_IN_FAILURES_PER_MINUTE', 20, 0, 1_000_000),
     trustedProxies: (env.ORBIT_TRUSTED_PROXIES ?? '')
@@ -155,17 +188,18 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
       .split(',')
       .map((origin) => origin.trim())
       .filter(Boolean),
-    runAsUser: env.ORBIT_RUN_AS_USER?.trim() || undefined,
+    commandUser: commandUser(env, uid, problems, warnings),
     retentionDays: int('ORBIT_RETENTION_DAYS', 30, 1, 36_500),
     retentionKeepPerJob: int('ORBIT_RETENTION_KEEP_PER_JOB', 100, 0, 1_000_000),
     retentionBatchSize: int('ORBIT_RETENTION_BATCH_SIZE', 500, 1, 100_000),
     retentionIntervalSeconds: int('ORBIT_RETENTION_INTERVAL_SECONDS', 600, 1, 86_400),
     logLevel: (env.LOG_LEVEL?.trim().toLowerCase() || 'info') as LogLevel,
-    smtpUrl: url('ORBIT_SMTP_URL', ['smtp:', 'smtps:']),
+    smtpUrl: url('ORBIT_SMTP_URL', ['smtp:', 'smtps:'], secrets.ORBIT_SMTP_URL),
     smtpFrom: env.ORBIT_SMTP_FROM?.trim() || 'orbit@localhost',
     alertRetryHours: int('ORBIT_ALERT_RETRY_HOURS', 24, 0, 720),
     alertRetryBaseMs: int('ORBIT_ALERT_RETRY_BASE_MS', 10_000, 1, 3_600_000),
     alertsAllowPrivate: bool('ORBIT_ALERTS_ALLOW_PRIVATE', false),
+    warnings,
   });
   const publicUrl = url('ORBIT_PUBLIC_URL', ['http:', 'https:']);
   const listenHost = ['0.0.0.0', '::'].includes(config.host) ? 'localhost' : config.host;
@@ -177,9 +211,6 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
   }
   if (!LOG_LEVELS.includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${env.LOG_LEVEL}'`);
-  }
-  if (config.runAsUser !== undefined && process.getuid?.() !== 0) {
-    problems.push('ORBIT_RUN_AS_USER needs Orbit to run as root (it switches commands to that user)');
   }
   if (config.adminToken !== undefined && config.adminToken.length < 24) {
     problems.push('ORBIT_ADMIN_TOKEN must be at least 24 characters (use a long random secret)');
@@ -200,4 +231,46 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
   }
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return config;
+}
+
+/** Each secret setting from its variable or from its file (trailing line breaks dropped), never both. */
+function readSecrets(env: Env, problems: string[]): Record<SecretSetting, string | undefined> {
+  const secrets = {} as Record<SecretSetting, string | undefined>;
+  for (const name of SECRET_SETTINGS) {
+    const given = env[name] || undefined;
+    const file = env[`${name}_FILE`]?.trim() || undefined;
+    if (file === undefined) {
+      secrets[name] = given;
+    } else if (given !== undefined) {
+      problems.push(`${name} and ${name}_FILE are both set: set one of them`);
+    } else {
+      try {
+        secrets[name] = readFileSync(file, 'utf8').replace(/[\r\n]+$/, '');
+        if (secrets[name] === '') problems.push(`${name}_FILE: ${file} is empty`);
+      } catch (error) {
+        problems.push(`${name}_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+      }
+    }
+  }
+  return secrets;
+}
+
+/** ORBIT_COMMAND_USER (or its old name ORBIT_RUN_AS_USER), which only root can switch to. */
+function commandUser(env: Env, uid: number | undefined, problems: string[], warnings: string[]): string | undefined {
+  const given = env.ORBIT_COMMAND_USER?.trim() || undefined;
+  const old = env.ORBIT_RUN_AS_USER?.trim() || undefined;
+  if (old !== undefined && given !== undefined) {
+    problems.push('ORBIT_RUN_AS_USER is the old name of ORBIT_COMMAND_USER: set only ORBIT_COMMAND_USER');
+  } else if (old !== undefined) {
+    warnings.push('ORBIT_RUN_AS_USER is deprecated: name it ORBIT_COMMAND_USER');
+  }
+  const user = given ?? old;
+  if (uid === 0) return user ?? DEFAULT_COMMAND_USER;
+  if (user !== undefined) {
+    problems.push(
+      `${given ? 'ORBIT_COMMAND_USER' : 'ORBIT_RUN_AS_USER'} needs Orbit to run as root (it switches commands to that user); ` +
+        'unset it to run commands as the user Orbit runs as',
+    );
+  }
+  return undefined;
 }

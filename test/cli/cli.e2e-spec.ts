@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,7 +62,7 @@ describe('the orbit command line, against a real Orbit', () => {
    * followed by `orbit logs -f` until its first line shows.
    */
   const followSlowRun = async (name: string) => {
-    const marker = join(home, `go-on-${name}`);
+    const marker = join(home, 'work', `go-on-${name}`);
     const command = `echo first; while [ ! -f '${marker}' ]; do sleep 0.1; done; echo second`;
     const job = (await api().post('/jobs').send({ name, command, cronExpression: '@yearly' }).expect(201)).body as Body;
     const run = (
@@ -79,6 +79,7 @@ describe('the orbit command line, against a real Orbit', () => {
 
   beforeAll(async () => {
     home = mkdtempSync(join(tmpdir(), 'orbit-cli-home-'));
+    chmodSync(home, 0o755); // as root, commands run as nobody: they must reach the work dir inside
     [entry, orbit, fresh] = await Promise.all([
       buildCli(),
       startOrbit('all', join(home, 'work')),
@@ -184,7 +185,7 @@ describe('the orbit command line, against a real Orbit', () => {
     });
 
     it('run --wait follows a failed attempt into its retry, and exits with the last attempt’s code', async () => {
-      const marker = join(home, 'tried-once');
+      const marker = join(home, 'work', 'tried-once');
       const command = `if [ -f '${marker}' ]; then echo second try; exit 0; fi; touch '${marker}'; echo first try; exit 4`;
       await api().post('/jobs').send({ name: 'flaky', command, cronExpression: '@yearly', maxRetries: 2 }).expect(201);
       const result = await cli(['run', 'flaky', '--wait']);

@@ -287,10 +287,12 @@ describe('leases on real nodes', () => {
     await holder.connect();
     try {
       const http = () => request(t.app.getHttpServer());
-      const pidFile = join(mkdtempSync(join(workDir, 'held-')), 'pid');
+      const name = jobName();
+      // in the work dir, which Orbit gives to the user commands run as
+      const pidFile = join(workDir, `${name}.pid`);
       const job = await http()
         .post('/jobs')
-        .send({ name: jobName(), command: `echo $$ > ${pidFile}; exec sleep 60`, cronExpression: '0 0 1 1 *' })
+        .send({ name, command: `echo $$ > ${pidFile}; exec sleep 60`, cronExpression: '0 0 1 1 *' })
         .expect(201);
       const { body } = await http().post(`/jobs/${job.body.id}/executions`).expect(201);
       const pid = await waitFor(

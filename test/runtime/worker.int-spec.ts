@@ -200,9 +200,10 @@ describe('a worker whose commands keep ending and starting', () => {
   });
 
   it('never runs more commands at once than its concurrency, though two cycles claim side by side', async () => {
-    // each command counts the commands inside (itself included) as it enters
-    const inside = join(dir, 'inside');
-    const counts = join(dir, 'counts');
+    // each command counts the commands inside (itself included) as it enters; in the work dir,
+    // which Orbit gives to the user commands run as
+    const inside = join(dir, 'work', 'inside');
+    const counts = join(dir, 'work', 'counts');
     const command =
       `mkdir -p ${inside} && mkdir ${inside}/$ORBIT_EXECUTION_ID && ls ${inside} | wc -l >> ${counts}; ` +
       `sleep 0.05; rmdir ${inside}/$ORBIT_EXECUTION_ID`;

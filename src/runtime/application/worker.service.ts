@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import {
   ExecutionOutput,
@@ -43,7 +43,7 @@ interface Finished {
  * (cancelled, reaped, or the database unreachable for a whole lease) is stopped.
  */
 @Injectable()
-export class WorkerService implements OnApplicationBootstrap, BeforeApplicationShutdown, Wakeable {
+export class WorkerService implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, Wakeable {
   readonly id = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   /** What its claims ask for: runs whose selector its labels satisfy (host=<hostname> unless the labels say otherwise). */
   private readonly claimant: ClaimingWorker;
@@ -92,8 +92,12 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.outputFlusher = new OutputFlusher(outputs, clock, this.running);
   }
 
+  /** Before any loop of the node starts: a command user or a work dir that cannot serve stops the start. */
+  onModuleInit(): Promise<void> {
+    return this.runner.prepare(this.config.workDir);
+  }
+
   async onApplicationBootstrap(): Promise<void> {
-    await this.runner.prepare(this.config.workDir);
     const now = this.clock.now();
     await this.registry.register({
       id: this.id,

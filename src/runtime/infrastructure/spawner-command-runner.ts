@@ -1,8 +1,8 @@
-import { ChildProcess, execFileSync, fork } from 'node:child_process';
+import { ChildProcess, execFileSync, fork, spawnSync } from 'node:child_process';
 import { chownSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Injectable, Logger } from '@nestjs/common';
-import { OrbitConfig } from '../../config/orbit-config.js';
+import { ConfigError, DEFAULT_COMMAND_USER, OrbitConfig } from '../../config/orbit-config.js';
 import type { ExecutionOutput } from '../../executions/application/execution-output.repository.js';
 import { CommandOutcome, CommandRequest, CommandRunner } from '../application/command-runner.js';
 import { groupsByEnvironment, groupsGone, signalGroup } from './process-groups.js';
@@ -64,11 +64,29 @@ export class SpawnerCommandRunner extends CommandRunner {
 
   prepare(workDir: string): Promise<void> {
     mkdirSync(workDir, { recursive: true });
-    if (this.config.runAsUser) {
-      this.identity = lookUpUser(this.config.runAsUser);
-      chownSync(workDir, this.identity.uid, this.identity.gid);
-      this.logger.log(`Commands run as ${this.identity.name} (uid ${this.identity.uid}) in ${workDir}`);
+    const user = this.config.commandUser;
+    if (user === undefined) return Promise.resolve();
+    const identity = lookUpUser(user);
+    if (identity.uid === 0) {
+      this.logger.warn(
+        `Commands run as ${identity.name} (ORBIT_COMMAND_USER): they can read Orbit's secrets, its data and ` +
+          'the environment of every process. Set ORBIT_COMMAND_USER to an unprivileged user.',
+      );
+      return Promise.resolve();
     }
+    if (!usable(workDir, identity)) {
+      // the work dir is Orbit's to give; the folders above it are not
+      chownSync(workDir, identity.uid, identity.gid);
+      this.logger.log(`Gave ${workDir} to ${identity.name}, the user commands run as`);
+      if (!usable(workDir, identity)) {
+        throw new ConfigError(
+          `ORBIT_WORK_DIR ${workDir} is out of reach of ${identity.name}, the user commands run as: ` +
+            'give that user search permission on every folder above it (chmod o+x), or choose another ORBIT_WORK_DIR',
+        );
+      }
+    }
+    this.identity = identity;
+    this.logger.log(`Commands run as ${identity.name} (uid ${identity.uid}) in ${workDir}`);
     return Promise.resolve();
   }
 
@@ -120,9 +138,11 @@ export class SpawnerCommandRunner extends CommandRunner {
 
   private ensureSpawner(): ChildProcess {
     if (this.spawner?.connected) return this.spawner;
-    // a group of its own: a SIGKILL of this process's whole group leaves it alive to kill the commands
+    // a group of its own: a SIGKILL of this process's whole group leaves it alive to kill the commands;
+    // an empty environment: the commands get theirs with each run, and must find none of Orbit's in /proc
     const spawner = fork(SPAWNER, [], {
       execArgv: SPAWNER_NODE_FLAGS,
+      env: {},
       detached: true,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
@@ -197,10 +217,29 @@ interface RunAs {
 function lookUpUser(name: string): RunAs {
   let entry: string;
   try {
-    entry = execFileSync('getent', ['passwd', name], { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error(`ORBIT_RUN_AS_USER: there is no user named '${name}' on this machine`);
+    entry = execFileSync('getent', ['passwd', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch (error) {
+    if ((error as { status?: number }).status !== 2) {
+      throw new ConfigError(`ORBIT_COMMAND_USER: could not look up user '${name}' (${(error as Error).message})`);
+    }
+    const byDefault = name === DEFAULT_COMMAND_USER ? ` (as root, commands run as ${name} unless told otherwise)` : '';
+    throw new ConfigError(
+      `ORBIT_COMMAND_USER: there is no user named '${name}' on this machine${byDefault}. Create it ` +
+        `(useradd --system --no-create-home ${name}), set ORBIT_COMMAND_USER to an unprivileged user that exists, ` +
+        "or set ORBIT_COMMAND_USER=root to run commands as root (they could then read Orbit's secrets)",
+    );
   }
   const [, , uid, gid, , home] = entry.split(':');
   return { name, uid: Number(uid), gid: Number(gid), home: home || '/' };
+}
+
+/** Whether the user can enter and write `dir`, asked of the kernel as that user. */
+function usable(dir: string, identity: RunAs): boolean {
+  const probe = spawnSync('/bin/sh', ['-c', 'cd -- "$1" && test -w .', 'sh', dir], {
+    uid: identity.uid,
+    gid: identity.gid,
+    env: {},
+    stdio: 'ignore',
+  });
+  return probe.status === 0;
 }
