@@ -2386,7 +2386,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The Health Check is successful */
+            /** @description Every check is up */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2397,32 +2397,25 @@ export interface operations {
                          * @example ok
                          * @enum {string}
                          */
-                        status?: "ok" | "degraded";
+                        status: "ok";
                         /**
                          * @example {
                          *       "database": {
+                         *         "status": "up"
+                         *       },
+                         *       "migrations": {
+                         *         "status": "up"
+                         *       },
+                         *       "worker": {
                          *         "status": "up",
-                         *         "responseTime": 12
+                         *         "lastPassMsAgo": 120
                          *       }
                          *     }
                          */
                         info?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "degraded" | "down";
-                                /** @description Time the health indicator took to respond, in ms */
-                                responseTime?: number;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                        } | null;
-                        /** @example {} */
-                        error?: {
-                            [key: string]: {
-                                /** @enum {string} */
-                                status: "up" | "degraded" | "down";
-                                /** @description Time the health indicator took to respond, in ms */
-                                responseTime?: number;
+                                status: "up" | "down";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -2430,17 +2423,43 @@ export interface operations {
                         /**
                          * @example {
                          *       "database": {
+                         *         "status": "up"
+                         *       },
+                         *       "migrations": {
+                         *         "status": "up"
+                         *       },
+                         *       "worker": {
                          *         "status": "up",
-                         *         "responseTime": 12
+                         *         "lastPassMsAgo": 120
                          *       }
                          *     }
                          */
-                        details?: {
+                        error?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "degraded" | "down";
-                                /** @description Time the health indicator took to respond, in ms */
-                                responseTime?: number;
+                                status: "up" | "down";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /**
+                         * @example {
+                         *       "database": {
+                         *         "status": "up"
+                         *       },
+                         *       "migrations": {
+                         *         "status": "up"
+                         *       },
+                         *       "worker": {
+                         *         "status": "up",
+                         *         "lastPassMsAgo": 120
+                         *       }
+                         *     }
+                         */
+                        details: {
+                            [key: string]: {
+                                /** @enum {string} */
+                                status: "up" | "down";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -2448,7 +2467,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The Health Check is not successful */
+            /** @description A check is down */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2459,40 +2478,25 @@ export interface operations {
                          * @example error
                          * @enum {string}
                          */
-                        status?: "error" | "shutting_down";
+                        status: "error" | "shutting_down";
                         /**
                          * @example {
                          *       "database": {
+                         *         "status": "up"
+                         *       },
+                         *       "migrations": {
+                         *         "status": "up"
+                         *       },
+                         *       "worker": {
                          *         "status": "up",
-                         *         "responseTime": 12
+                         *         "lastPassMsAgo": 120
                          *       }
                          *     }
                          */
                         info?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "degraded" | "down";
-                                /** @description Time the health indicator took to respond, in ms */
-                                responseTime?: number;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                        } | null;
-                        /**
-                         * @example {
-                         *       "redis": {
-                         *         "status": "down",
-                         *         "message": "Could not connect",
-                         *         "responseTime": 3005
-                         *       }
-                         *     }
-                         */
-                        error?: {
-                            [key: string]: {
-                                /** @enum {string} */
-                                status: "up" | "degraded" | "down";
-                                /** @description Time the health indicator took to respond, in ms */
-                                responseTime?: number;
+                                status: "up" | "down";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -2500,22 +2504,43 @@ export interface operations {
                         /**
                          * @example {
                          *       "database": {
-                         *         "status": "up",
-                         *         "responseTime": 12
+                         *         "status": "up"
                          *       },
-                         *       "redis": {
-                         *         "status": "down",
-                         *         "message": "Could not connect",
-                         *         "responseTime": 3005
+                         *       "migrations": {
+                         *         "status": "up"
+                         *       },
+                         *       "worker": {
+                         *         "status": "up",
+                         *         "lastPassMsAgo": 120
                          *       }
                          *     }
                          */
-                        details?: {
+                        error?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "degraded" | "down";
-                                /** @description Time the health indicator took to respond, in ms */
-                                responseTime?: number;
+                                status: "up" | "down";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /**
+                         * @example {
+                         *       "database": {
+                         *         "status": "up"
+                         *       },
+                         *       "migrations": {
+                         *         "status": "up"
+                         *       },
+                         *       "worker": {
+                         *         "status": "up",
+                         *         "lastPassMsAgo": 120
+                         *       }
+                         *     }
+                         */
+                        details: {
+                            [key: string]: {
+                                /** @enum {string} */
+                                status: "up" | "down";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -2534,7 +2559,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The Health Check is successful */
+            /** @description Every check is up */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2545,32 +2570,25 @@ export interface operations {
                          * @example ok
                          * @enum {string}
                          */
-                        status?: "ok" | "degraded";
+                        status: "ok";
                         /**
                          * @example {
                          *       "database": {
+                         *         "status": "up"
+                         *       },
+                         *       "migrations": {
+                         *         "status": "up"
+                         *       },
+                         *       "worker": {
                          *         "status": "up",
-                         *         "responseTime": 12
+                         *         "lastPassMsAgo": 120
                          *       }
                          *     }
                          */
                         info?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "degraded" | "down";
-                                /** @description Time the health indicator took to respond, in ms */
-                                responseTime?: number;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                        } | null;
-                        /** @example {} */
-                        error?: {
-                            [key: string]: {
-                                /** @enum {string} */
-                                status: "up" | "degraded" | "down";
-                                /** @description Time the health indicator took to respond, in ms */
-                                responseTime?: number;
+                                status: "up" | "down";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -2578,17 +2596,43 @@ export interface operations {
                         /**
                          * @example {
                          *       "database": {
+                         *         "status": "up"
+                         *       },
+                         *       "migrations": {
+                         *         "status": "up"
+                         *       },
+                         *       "worker": {
                          *         "status": "up",
-                         *         "responseTime": 12
+                         *         "lastPassMsAgo": 120
                          *       }
                          *     }
                          */
-                        details?: {
+                        error?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "degraded" | "down";
-                                /** @description Time the health indicator took to respond, in ms */
-                                responseTime?: number;
+                                status: "up" | "down";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /**
+                         * @example {
+                         *       "database": {
+                         *         "status": "up"
+                         *       },
+                         *       "migrations": {
+                         *         "status": "up"
+                         *       },
+                         *       "worker": {
+                         *         "status": "up",
+                         *         "lastPassMsAgo": 120
+                         *       }
+                         *     }
+                         */
+                        details: {
+                            [key: string]: {
+                                /** @enum {string} */
+                                status: "up" | "down";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -2596,7 +2640,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The Health Check is not successful */
+            /** @description A check is down */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2607,40 +2651,25 @@ export interface operations {
                          * @example error
                          * @enum {string}
                          */
-                        status?: "error" | "shutting_down";
+                        status: "error" | "shutting_down";
                         /**
                          * @example {
                          *       "database": {
+                         *         "status": "up"
+                         *       },
+                         *       "migrations": {
+                         *         "status": "up"
+                         *       },
+                         *       "worker": {
                          *         "status": "up",
-                         *         "responseTime": 12
+                         *         "lastPassMsAgo": 120
                          *       }
                          *     }
                          */
                         info?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "degraded" | "down";
-                                /** @description Time the health indicator took to respond, in ms */
-                                responseTime?: number;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                        } | null;
-                        /**
-                         * @example {
-                         *       "redis": {
-                         *         "status": "down",
-                         *         "message": "Could not connect",
-                         *         "responseTime": 3005
-                         *       }
-                         *     }
-                         */
-                        error?: {
-                            [key: string]: {
-                                /** @enum {string} */
-                                status: "up" | "degraded" | "down";
-                                /** @description Time the health indicator took to respond, in ms */
-                                responseTime?: number;
+                                status: "up" | "down";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -2648,22 +2677,43 @@ export interface operations {
                         /**
                          * @example {
                          *       "database": {
-                         *         "status": "up",
-                         *         "responseTime": 12
+                         *         "status": "up"
                          *       },
-                         *       "redis": {
-                         *         "status": "down",
-                         *         "message": "Could not connect",
-                         *         "responseTime": 3005
+                         *       "migrations": {
+                         *         "status": "up"
+                         *       },
+                         *       "worker": {
+                         *         "status": "up",
+                         *         "lastPassMsAgo": 120
                          *       }
                          *     }
                          */
-                        details?: {
+                        error?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "degraded" | "down";
-                                /** @description Time the health indicator took to respond, in ms */
-                                responseTime?: number;
+                                status: "up" | "down";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /**
+                         * @example {
+                         *       "database": {
+                         *         "status": "up"
+                         *       },
+                         *       "migrations": {
+                         *         "status": "up"
+                         *       },
+                         *       "worker": {
+                         *         "status": "up",
+                         *         "lastPassMsAgo": 120
+                         *       }
+                         *     }
+                         */
+                        details: {
+                            [key: string]: {
+                                /** @enum {string} */
+                                status: "up" | "down";
                             } & {
                                 [key: string]: unknown;
                             };
