@@ -1,6 +1,3 @@
-/** ESM-only packages that a CommonJS dependency requires (see test/support/esm-to-cjs.js). */
-const ESM_REQUIRED_FROM_CJS = ['content-disposition'];
-
 /** ESM project: run through `node --experimental-vm-modules` (see package.json "test"). */
 export default {
   testEnvironment: 'node',
@@ -8,9 +5,7 @@ export default {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
-    [`/node_modules/(${ESM_REQUIRED_FROM_CJS.join('|')})/.+\\.js$`]: '<rootDir>/test/support/esm-to-cjs.js',
   },
-  transformIgnorePatterns: [`/node_modules/(?!(.*/)?(${ESM_REQUIRED_FROM_CJS.join('|')})/)`],
   testMatch: [
     '<rootDir>/src/**/*.spec.ts',
     '<rootDir>/test/ui/*.spec.ts',
