@@ -41,6 +41,10 @@ export class OrbitConfig {
   adminToken!: string | undefined;
   /** Requests one token (or, without one, one address) may make per minute; 0 turns the limit off. */
   rateLimitPerMinute!: number;
+  /** Event streams one token may hold open on this node at once; 0: no cap. */
+  streamsPerCaller!: number;
+  /** Event streams this node holds open at once; 0: no cap. */
+  streamsPerNode!: number;
   /** Origins allowed to call the API from a browser; empty: CORS stays off. */
   corsOrigins!: string[];
   /** When Orbit runs as root: the unprivileged user commands run as. */
@@ -139,6 +143,8 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
     scheduleLeadMs: int('ORBIT_SCHEDULE_LEAD_MS', 500, 0, 60_000),
     adminToken: env.ORBIT_ADMIN_TOKEN || undefined,
     rateLimitPerMinute: int('ORBIT_RATE_LIMIT_PER_MINUTE', 1200, 0, 1_000_000),
+    streamsPerCaller: int('ORBIT_STREAMS_PER_CALLER', 20, 0, 100_000),
+    streamsPerNode: int('ORBIT_STREAMS_PER_NODE', 200, 0, 100_000),
     corsOrigins: (env.ORBIT_CORS_ORIGINS ?? '')
       .split(',')
       .map((origin) => origin.trim())
