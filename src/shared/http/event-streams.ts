@@ -43,7 +43,6 @@ function callerOf(request: FastifyRequest): StreamCaller {
 export class EventStreams {
   /** Each open stream's stop, and its response's end. */
   private readonly open = new Map<AbortController, Promise<void>>();
-  private closing = false;
 
   constructor(
     private readonly logger: Logger,
@@ -75,7 +74,6 @@ export class EventStreams {
     const response = reply.raw;
     const stop = new AbortController();
     this.open.set(stop, new Promise((resolve) => response.once('close', () => resolve())));
-    if (this.closing) stop.abort(); // it found its source while the node began to close
     response.once('close', () => stop.abort());
     request.raw.socket.setNoDelay(true);
     response.writeHead(200, {
@@ -112,7 +110,6 @@ export class EventStreams {
    * closes only idle connections at once, and would wait for a client to drop one still busy.
    */
   async closeAll(): Promise<void> {
-    this.closing = true;
     const ends = [...this.open].map(([stop, ended]) => {
       stop.abort();
       return ended;
