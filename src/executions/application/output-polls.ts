@@ -19,7 +19,7 @@ export interface OutputSource {
 
 /**
  * The one loop that reads an execution for all its followers on this node: a read every
- * OUTPUT_POLL_MS while anyone follows. Each read is kept as the newest, with a number that grows;
+ * `pollMs` while anyone follows. Each read is kept as the newest, with a number that grows;
  * a follower takes the newest it has not had yet, so a slow one skips reads rather than holding
  * the loop back.
  */
