@@ -49,6 +49,10 @@ export class OrbitConfig {
   signInFailuresPerMinute!: number;
   /** Addresses and CIDR ranges of the proxies whose X-Forwarded-For names the client; empty: the socket's address. */
   trustedProxies!: string[];
+  /** Event streams one token may hold open on this node at once; 0: no cap. */
+  streamsPerCaller!: number;
+  /** Event streams this node holds open at once; 0: no cap. */
+  streamsPerNode!: number;
   /** Origins allowed to call the API from a browser; empty: CORS stays off. */
   corsOrigins!: string[];
   /**
@@ -184,6 +188,8 @@ export function loadConfig(
       .split(',')
       .map((entry) => entry.trim())
       .filter(Boolean),
+    streamsPerCaller: int('ORBIT_STREAMS_PER_CALLER', 20, 0, 100_000),
+    streamsPerNode: int('ORBIT_STREAMS_PER_NODE', 200, 0, 100_000),
     corsOrigins: (env.ORBIT_CORS_ORIGINS ?? '')
       .split(',')
       .map((origin) => origin.trim())

@@ -12,6 +12,7 @@ import { ExecutionRetentionRepository } from './application/execution-retention.
 import { ExecutionsService } from './application/executions.service.js';
 import { JobHistory } from './application/job-history.js';
 import { JobHistoryService } from './application/job-history.service.js';
+import { OUTPUT_POLL_MS, OutputPolls } from './application/output-polls.js';
 import { OverviewService } from './application/overview.service.js';
 import { RunsOverview } from './application/runs-overview.js';
 import { RetrySettings } from './application/retry-settings.js';
@@ -49,6 +50,11 @@ import { SqlScheduledRuns } from './infrastructure/sql-scheduled-runs.js';
     { provide: ScheduledRuns, useClass: SqlScheduledRuns },
     { provide: RunsOverview, useClass: SqlRunsOverview },
     {
+      provide: OutputPolls,
+      inject: [ExecutionsService],
+      useFactory: (executions: ExecutionsService) => new OutputPolls(executions, OUTPUT_POLL_MS),
+    },
+    {
       provide: RetrySettings,
       inject: [OrbitConfig],
       useFactory: (config: OrbitConfig): RetrySettings => ({
@@ -59,6 +65,7 @@ import { SqlScheduledRuns } from './infrastructure/sql-scheduled-runs.js';
   ],
   exports: [
     ExecutionsService,
+    OutputPolls,
     ExecutionRepository,
     ExecutionOutputRepository,
     ExecutionRetentionRepository,

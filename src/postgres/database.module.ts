@@ -3,11 +3,12 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { OrbitConfig } from '../config/orbit-config.js';
 import { TransactionRunner } from '../shared/application/transaction-runner.js';
 import { Clock } from '../shared/domain/clock.js';
+import { StreamLimits } from '../shared/http/stream-limits.js';
 import { Database } from '../shared/infrastructure/database.js';
 import { SystemClock } from '../shared/infrastructure/system-clock.js';
 import { dataSourceOptions } from './data-source-options.js';
 
-/** The process-wide pieces every module shares: configuration, clock, database and transactions. */
+/** The process-wide pieces every module shares: configuration, clock, database, transactions, stream caps. */
 @Global()
 @Module({})
 export class DatabaseModule {
@@ -26,8 +27,12 @@ export class DatabaseModule {
         { provide: Clock, useClass: SystemClock },
         Database,
         { provide: TransactionRunner, useExisting: Database },
+        {
+          provide: StreamLimits,
+          useValue: new StreamLimits({ perCaller: config.streamsPerCaller, perNode: config.streamsPerNode }),
+        },
       ],
-      exports: [OrbitConfig, Clock, Database, TransactionRunner],
+      exports: [OrbitConfig, Clock, Database, TransactionRunner, StreamLimits],
     };
   }
 }

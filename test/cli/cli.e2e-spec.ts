@@ -230,7 +230,7 @@ describe('the orbit command line, against a real Orbit', () => {
     it('logs -f opens the stream again and prints nothing twice', async () => {
       const { following, goOn } = await followSlowRun('slow-2');
       // what a node does as it stops: every stream it serves ends
-      orbit.t.app.get(ExecutionsController).beforeApplicationShutdown();
+      await orbit.t.app.get(ExecutionsController).beforeApplicationShutdown();
       await waitFor(() => (following.stderr().includes('reconnecting') ? true : undefined), 'the reconnection');
       goOn();
       expect(await following.done).toEqual({
@@ -263,7 +263,7 @@ describe('the orbit command line, against a real Orbit', () => {
         await new Promise((resolve) => setTimeout(resolve, 300));
         return printed().find((e) => e.jobId === id);
       }, 'a first event, live');
-      orbit.t.app.get(EventsController).beforeApplicationShutdown();
+      await orbit.t.app.get(EventsController).beforeApplicationShutdown();
       await waitFor(() => (following.stderr().includes('reconnecting') ? true : undefined), 'the reconnection');
       const during = await makeJob(); // made while it reconnects: its event comes after the last one printed
       await waitFor(() => printed().find((e) => e.jobId === during), 'the event made while reconnecting');

@@ -1,5 +1,6 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import {
+  chmodSync,
   accessSync,
   constants,
   cpSync,
@@ -38,6 +39,7 @@ export interface Checkout {
 
 export async function buildCheckout(): Promise<Checkout> {
   const root = mkdtempSync(join(tmpdir(), 'orbit-docs-'));
+  chmodSync(root, 0o755); // as root, Orbit's commands run as nobody, who must reach the work dir inside
   const dir = join(root, 'orbit');
   const { stdout } = await promisify(execFile)(
     'git',

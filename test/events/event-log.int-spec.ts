@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { jest } from '@jest/globals';
 import pg from 'pg';
 import { EventLog } from '../../src/events/application/event-log.js';
+import { Database } from '../../src/shared/infrastructure/database.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { insertJob } from '../support/test-database.js';
 
@@ -86,5 +88,38 @@ describe('reading the events never passes a gap an open transaction may fill', (
       await slow.query('COMMIT');
     }
     expect(await seqs(base)).toEqual([before, before + 1, before + 2]);
+  });
+  it('the newest seq waits for a transaction that wrote an event, which may hold a smaller seq', async () => {
+    const slow = await client();
+    await slow.query('BEGIN');
+    const held = await queue(slow);
+    const newest = await queue(null);
+    expect(newest).toBe(held + 1);
+
+    let answered: number | undefined;
+    const latest = log.latestSeq().then((seq) => (answered = seq));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(answered).toBeUndefined(); // a stream that started after `newest` now would never get `held`
+    await slow.query('COMMIT');
+    expect(await latest).toBe(newest);
+  });
+
+  it('the newest seq is one statement, with no wait, while transactions that wrote no event are open', async () => {
+    const newest = await queue(null);
+    const busy = await client();
+    await busy.query('BEGIN');
+    await busy.query('SELECT pg_current_xact_id()'); // holds a transaction id, as any writer does
+    const statements = jest.spyOn(t.app.get(Database), 'rows');
+    try {
+      const began = Date.now();
+      expect(await log.latestSeq()).toBe(newest);
+      expect(statements).toHaveBeenCalledTimes(1);
+      expect(Date.now() - began).toBeLessThan(900); // it used to wait out the 1 s for such a transaction
+      expect(await seqs(newest - 1)).toEqual([newest]);
+      expect(statements).toHaveBeenCalledTimes(2);
+    } finally {
+      statements.mockRestore();
+      await busy.query('COMMIT');
+    }
   });
 });

@@ -131,6 +131,26 @@ describe('GET /events/stream', () => {
     }
   });
 
+  it('without a cursor it opens at once while a transaction that wrote no event is open', async () => {
+    const busy = new pg.Client({ connectionString: t.db.url });
+    await busy.connect();
+    try {
+      await busy.query('BEGIN');
+      await busy.query('SELECT pg_current_xact_id()'); // holds a transaction id, as any writer does
+      const began = Date.now();
+      const follower = await new Follower(base).open();
+      try {
+        await waitFor(() => (follower.ids.length > 0 ? true : undefined), 'the first id');
+        expect(Date.now() - began).toBeLessThan(900); // it used to wait out the 1 s for such a transaction
+        expect(follower.ids[0]).toBe((await storedSeqs()).pop());
+      } finally {
+        await follower.close();
+      }
+    } finally {
+      await busy.end();
+    }
+  });
+
   it('Last-Event-ID wins over `after`; a malformed one is a 400 naming it', async () => {
     const all = await storedSeqs();
     const follower = await new Follower(base, '?after=0', { 'Last-Event-ID': String(all[all.length - 2]) }).open();

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import request from 'supertest';
 import { ExecutionsService } from '../../src/executions/application/executions.service.js';
+import { OUTPUT_POLL_MS, OutputPolls } from '../../src/executions/application/output-polls.js';
 import { longestOverlap, MIN_OVERLAP, newText } from '../../src/shared/domain/text-tail.js';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
 import { finalExecution, waitFor } from '../support/wait.js';
@@ -222,6 +223,40 @@ describe('GET /executions/:id/output/stream follows a real command', () => {
       reads.mockRestore();
       await api().post(`/executions/${execution.id}/cancel`);
       await settled(execution.id);
+    }
+  });
+
+  it('clients following one run share one read of it; the read stops when the last one leaves', async () => {
+    const execution = await queue('echo started; sleep 30');
+    const other = await queue('echo other; sleep 30');
+    const polls = t.app.get(OutputPolls);
+    const reads = jest.spyOn(t.app.get(ExecutionsService), 'output');
+    try {
+      const first = await streamOf(execution.id);
+      await waitFor(() => (printed(first.events) === 'started\n' ? true : undefined), 'the first line');
+      const second = await streamOf(execution.id); // joins the read that runs
+      const elsewhere = await streamOf(other.id);
+      await waitFor(() => (printed(second.events) === 'started\n' ? true : undefined), 'the line, to the second');
+      await waitFor(() => (printed(elsewhere.events) === 'other\n' ? true : undefined), 'the other run');
+      expect(polls.running).toBe(2);
+
+      const readsOf = (id: string) => reads.mock.calls.filter(([read]) => read === id).length;
+      const before = readsOf(execution.id);
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      // one read every 400 ms for both clients, not one each
+      expect(readsOf(execution.id) - before).toBeLessThanOrEqual(2_000 / OUTPUT_POLL_MS + 1);
+
+      first.close();
+      await first.ended;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(polls.running).toBe(2); // the second still follows
+      second.close();
+      elsewhere.close();
+      await waitFor(() => (polls.running === 0 ? true : undefined), 'the reads stopped');
+    } finally {
+      reads.mockRestore();
+      for (const id of [execution.id, other.id]) await api().post(`/executions/${id}/cancel`);
+      await Promise.all([settled(execution.id), settled(other.id)]);
     }
   });
 

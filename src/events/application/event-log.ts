@@ -8,7 +8,10 @@ export abstract class EventLog {
    * the last event it got misses none and sees none twice.
    */
   abstract readAfter(after: number, limit: number): Promise<OrbitEvent[]>;
-  /** The seq of the newest event (0 when there is none), once the transactions open at the call have ended. */
+  /**
+   * The seq of the newest event (0 when there is none), once the transactions writing events at
+   * the call have ended (one of them may hold a smaller seq); at once when none is.
+   */
   abstract latestSeq(): Promise<number>;
   /** Appends events, in the caller's transaction when there is one (so they commit with what decided them). */
   abstract append(events: AppendedEvent[]): Promise<void>;

@@ -5,14 +5,13 @@ import { OrbitConfig } from '../../config/orbit-config.js';
 import { InvalidArgumentError } from '../../shared/domain/domain-errors.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { EventStreams } from '../../shared/http/event-streams.js';
+import { StreamLimits } from '../../shared/http/stream-limits.js';
 import { EventLog } from '../application/event-log.js';
 import { EventWakeups } from '../application/event-wakeups.js';
 import { followEvents } from '../application/follow-events.js';
 import { OrbitEvent } from '../domain/orbit-event.js';
 import { EventPageResponse, EventResponse } from './dto/event.response.js';
 import { AfterQuery, EVENT_PAGE, ListEventsQuery, MAX_AFTER } from './dto/list-events.query.js';
-
-/** A comment line on a quiet stream, so that proxies do not take it for dead. */
 
 const STREAM_DESCRIPTION = [
   'Server-sent events: every event after the cursor, in order, then each new one as it is written',
@@ -21,7 +20,9 @@ const STREAM_DESCRIPTION = [
   'it reconnects), else `after`, else the newest event at connection (only new events follow). The stream',
   'first sends `id:` with its starting cursor, so a client that reconnects before any event still resumes there.',
   'A client that reconnects with the id of the last event it got misses none and sees none twice.',
-  'Lines starting with `:` are comments (keep-alives every 15 s). Try it with',
+  'Lines starting with `:` are comments (keep-alives every 15 s). A token holds at most ORBIT_STREAMS_PER_CALLER',
+  '(20) streams open on a node, and a node at most ORBIT_STREAMS_PER_NODE (200); one more is a 429 with',
+  'Retry-After. Try it with',
   '`curl -N -H "Authorization: Bearer <token>" localhost:3000/events/stream`.',
 ].join(' ');
 
@@ -50,13 +51,16 @@ function lastEventId(request: FastifyRequest): number | undefined {
 @Controller('events')
 export class EventsController implements BeforeApplicationShutdown {
   /** A closing node ends them, or the HTTP server would wait for them. */
-  private readonly streams = new EventStreams(new Logger(EventsController.name));
+  private readonly streams: EventStreams;
 
   constructor(
     private readonly log: EventLog,
     private readonly wakeups: EventWakeups,
     private readonly config: OrbitConfig,
-  ) {}
+    limits: StreamLimits,
+  ) {
+    this.streams = new EventStreams(new Logger(EventsController.name), limits, 'events');
+  }
 
   @Get()
   @ApiOperation({
@@ -98,19 +102,23 @@ export class EventsController implements BeforeApplicationShutdown {
   })
   @ApiErrors(400)
   async stream(@Query() query: AfterQuery, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const start = lastEventId(request) ?? query.after ?? (await this.log.latestSeq());
-    await this.streams.serve(request, reply, `: following events\nid: ${start}\n\n`, (signal) =>
-      frames(
-        followEvents(this.log, this.wakeups, start, {
-          batch: EVENT_PAGE.max,
-          pollMs: this.config.pollIntervalMs,
-          signal,
-        }),
-      ),
-    );
+    await this.streams.serve(request, reply, async () => {
+      const start = lastEventId(request) ?? query.after ?? (await this.log.latestSeq());
+      return {
+        first: `: following events\nid: ${start}\n\n`,
+        frames: (signal) =>
+          frames(
+            followEvents(this.log, this.wakeups, start, {
+              batch: EVENT_PAGE.max,
+              pollMs: this.config.pollIntervalMs,
+              signal,
+            }),
+          ),
+      };
+    });
   }
 
-  beforeApplicationShutdown(): void {
-    this.streams.closeAll();
+  beforeApplicationShutdown(): Promise<void> {
+    return this.streams.closeAll();
   }
 }

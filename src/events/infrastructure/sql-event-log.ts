@@ -20,13 +20,22 @@ const APPEND = `
     RETURNING 1)
   SELECT pg_notify('${EVENTS_CHANNEL}', '') FROM (SELECT 1 FROM appended LIMIT 1) AS any_appended`;
 
-/** Other sessions' transactions that hold an id, so may have written (each holds a lock on its own id). */
-const OPEN_TRANSACTIONS = `
-  SELECT coalesce(array_agg(transactionid::text), '{}') AS xids FROM pg_locks
-   WHERE locktype = 'transactionid' AND mode = 'ExclusiveLock' AND granted AND pid <> pg_backend_pid()`;
+/**
+ * Other sessions' transactions that may still fill a gap: those that wrote to the events table
+ * (an insert takes its lock before it takes a seq, and keeps it to the end of the transaction),
+ * named by their virtual transaction ids. Plain readers (AccessShareLock) cannot fill one.
+ */
+const EVENT_WRITERS = `
+  SELECT virtualtransaction FROM pg_locks
+   WHERE locktype = 'relation' AND relation = 'events'::regclass AND mode <> 'AccessShareLock' AND granted
+     AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND pid <> pg_backend_pid()`;
+const WRITERS_NOW = `SELECT coalesce(array_agg(virtualtransaction), '{}') AS writers FROM (${EVENT_WRITERS}) AS w`;
 const STILL_OPEN = `
-  SELECT count(*)::int AS open FROM pg_locks
-   WHERE locktype = 'transactionid' AND mode = 'ExclusiveLock' AND granted AND transactionid = ANY ($1::text[]::xid[])`;
+  SELECT count(*)::int AS open FROM (${EVENT_WRITERS}) AS w WHERE virtualtransaction = ANY ($1::text[])`;
+/** The newest seq, and the writers open after it was read (the snapshot is taken before pg_locks is read). */
+const LATEST = `
+  SELECT coalesce((SELECT max(seq) FROM events), 0) AS seq,
+         (SELECT coalesce(array_agg(virtualtransaction), '{}') FROM (${EVENT_WRITERS}) AS w) AS writers`;
 
 /** The largest seq PostgreSQL's bigint can hold; JavaScript numbers are exact far beyond any real stream. */
 const NO_BOUND = '9223372036854775807';
@@ -34,7 +43,7 @@ const NO_BOUND = '9223372036854775807';
 type EventRow = Omit<OrbitEvent, 'seq'> & { seq: string };
 
 export interface GapWait {
-  /** How long a read waits for open transactions before it answers the events up to the gap only. */
+  /** How long a read waits for the open transactions that write events before it answers the events up to the gap only. */
   maxMs: number;
 }
 
@@ -42,10 +51,11 @@ export interface GapWait {
  * A seq is taken when an event is inserted, but becomes visible when its transaction commits:
  * transactions that commit out of the order of their seqs leave a gap for a while, and a reader
  * that went past it would never see the event that fills it. So a read answers the events up
- * to the first gap at once; beyond it only once every transaction that was open when the gap
- * was seen has ended (then whatever fills the gaps has committed, and any gap left is for good:
- * a rollback, or events pruned). A transaction kept open longer than `maxMs` holds the readers
- * at its gap until it ends.
+ * to the first gap at once; beyond it only once every transaction that was writing events when
+ * the gap was seen has ended (then whatever fills the gaps has committed, and any gap left is for
+ * good: a rollback, or events pruned). A transaction kept open longer than `maxMs` holds the
+ * readers at its gap until it ends. Transactions that wrote no event are never waited for, and a
+ * read with no gap waits for nothing.
  */
 export class SqlEventLog extends EventLog {
   constructor(
@@ -65,8 +75,8 @@ export class SqlEventLog extends EventLog {
   }
 
   async latestSeq(): Promise<number> {
-    const [row] = await this.db.rows<{ seq: string }>(`SELECT coalesce(max(seq), 0) AS seq FROM events`);
-    await this.openTransactionsEnded();
+    const [row] = await this.db.rows<{ seq: string; writers: string[] }>(LATEST);
+    await this.writersEnded(row?.writers ?? []);
     return Number(row?.seq ?? 0);
   }
 
@@ -90,13 +100,16 @@ export class SqlEventLog extends EventLog {
     return rows.map((row) => ({ ...row, seq: Number(row.seq), type: row.type }));
   }
 
-  /** Waits, up to `maxMs`, for the transactions open now to end; answers whether they did. */
+  /** Waits, up to `maxMs`, for the transactions that write events now to end; answers whether they did. */
   private async openTransactionsEnded(): Promise<boolean> {
-    const [row] = await this.db.rows<{ xids: string[] }>(OPEN_TRANSACTIONS);
-    const xids = row?.xids ?? [];
+    const [row] = await this.db.rows<{ writers: string[] }>(WRITERS_NOW);
+    return this.writersEnded(row?.writers ?? []);
+  }
+
+  private async writersEnded(writers: string[]): Promise<boolean> {
     const deadline = Date.now() + this.gapWait.maxMs;
-    for (let pauseMs = 1; xids.length > 0; pauseMs = Math.min(pauseMs * 2, 20)) {
-      const [open] = await this.db.rows<{ open: number }>(STILL_OPEN, [xids]);
+    for (let pauseMs = 1; writers.length > 0; pauseMs = Math.min(pauseMs * 2, 20)) {
+      const [open] = await this.db.rows<{ open: number }>(STILL_OPEN, [writers]);
       if (!open?.open) return true;
       if (Date.now() >= deadline) return false;
       await sleep(pauseMs);

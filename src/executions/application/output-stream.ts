@@ -1,8 +1,7 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Execution } from '../domain/execution.js';
 import { ExecutionStatus, isFinal } from '../domain/execution-status.js';
 import { newText } from '../../shared/domain/text-tail.js';
-import { ExecutionOutput } from './execution-output.repository.js';
+import { OutputSnapshot } from './output-polls.js';
 
 export type OutputStreamName = 'stdout' | 'stderr';
 
@@ -17,19 +16,11 @@ export type OutputEvent =
   /** The execution is final and everything stored of its output was sent. */
   | { type: 'end'; status: ExecutionStatus; exitCode: number | null };
 
-/** Where the follower reads from: ExecutionsService answers both (NotFoundError for an unknown id). */
-export interface OutputSource {
-  get(id: string): Promise<Execution>;
-  output(id: string): Promise<ExecutionOutput>;
-}
-
 export interface FollowOptions {
-  /** Between two reads of the stored output (workers store it about every second). */
+  /** Between two reads of the stored output: how many reads a settling cancellation takes. */
   pollMs: number;
   /** The clock's now: a run cancelled only moments ago may still get its last output stored. */
   now: () => Date;
-  /** Stops the polling: the client went away. */
-  signal: AbortSignal;
   /**
    * How long after a cancellation of a running command its output may still arrive: the worker
    * stores the last output once the killed command has exited. Default 3 s.
@@ -38,23 +29,21 @@ export interface FollowOptions {
 }
 
 /**
- * Follows the stored output of an execution until it is final: yields the text each stream
- * printed since the last read, then `end`. The status is read before the output, so for an
- * execution that SUCCEEDED or FAILED the last read has its complete output (the worker stores
- * both in one transaction). Ends quietly, without `end`, when `signal` aborts.
+ * Follows the stored output of an execution, read after read, until it is final: yields the text
+ * each stream printed since the last read, then `end`. Each read has the status before the
+ * output, so for an execution that SUCCEEDED or FAILED the last read has its complete output (the
+ * worker stores both in one transaction). Ends quietly, without `end`, when the reads end (the
+ * client went away).
  */
 export async function* followOutput(
-  source: OutputSource,
-  id: string,
+  reads: AsyncIterable<OutputSnapshot>,
   options: FollowOptions,
 ): AsyncGenerator<OutputEvent, void, undefined> {
-  const { pollMs, now, signal } = options;
+  const { pollMs, now } = options;
   const cancelSettleMs = options.cancelSettleMs ?? 3_000;
   const sent: Record<OutputStreamName, string> = { stdout: '', stderr: '' };
   let settleReads: number | null = null;
-  while (!signal.aborted) {
-    const execution = await source.get(id);
-    const output = await source.output(id);
+  for await (const { execution, output } of reads) {
     for (const stream of STREAMS) {
       const { text, gap } = newText(sent[stream], output[stream]);
       if (output[stream] !== '') sent[stream] = output[stream];
@@ -67,11 +56,6 @@ export async function* followOutput(
         yield { type: 'end', status: execution.status, exitCode: execution.exitCode };
         return;
       }
-    }
-    try {
-      await sleep(pollMs, undefined, { signal });
-    } catch {
-      return; // aborted
     }
   }
 }

@@ -22,7 +22,9 @@ import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { Audited } from '../../shared/http/audited.decorator.js';
 import { EmptyBodyDto } from '../../shared/http/empty-body.dto.js';
 import { EventStreams } from '../../shared/http/event-streams.js';
+import { StreamLimits } from '../../shared/http/stream-limits.js';
 import { ExecutionsService } from '../application/executions.service.js';
+import { OutputPolls } from '../application/output-polls.js';
 import { followOutput, OutputEvent } from '../application/output-stream.js';
 import { ExecutionOutputResponse, ExecutionPageResponse, ExecutionResponse } from './dto/execution.response.js';
 import { ListExecutionsQuery } from './dto/list-executions.query.js';
@@ -39,10 +41,6 @@ const RUNNER_ACTION =
 /** Reads answer JSON that PostgreSQL wrote (ExecutionReadModel); a string is sent as it is. */
 const JSON_CONTENT = 'application/json; charset=utf-8';
 
-/** Between two reads of the stored output; workers store it about every second. */
-const OUTPUT_POLL_MS = 400;
-/** A comment line on a quiet stream, so that proxies do not take it for dead. */
-
 const OUTPUT_STREAM_DESCRIPTION = [
   'Server-sent events that follow the stored output of the execution while it is queued and runs,',
   'and end when it is final. Each event is one of:',
@@ -53,7 +51,9 @@ const OUTPUT_STREAM_DESCRIPTION = [
   '`end` (`data: {"status":"SUCCEEDED","exitCode":0}`), the last event, once the execution is final and all',
   'its stored output was sent; `error` (`data: {"message": "..."}`) if reading failed, after which the stream ends.',
   'An already finished execution gets its whole output and `end` at once.',
-  'Lines starting with `:` are comments (keep-alives). Try it with',
+  'Lines starting with `:` are comments (keep-alives). Clients following one execution share one read of it.',
+  'A token holds at most ORBIT_STREAMS_PER_CALLER (20) streams open on a node, and a node at most',
+  'ORBIT_STREAMS_PER_NODE (200); one more is a 429 with Retry-After. Try it with',
   '`curl -N -H "Authorization: Bearer <token>" localhost:3000/executions/<id>/output/stream`.',
 ].join(' ');
 
@@ -77,12 +77,16 @@ function serverSentEvent(event: OutputEvent): string {
 @Controller()
 export class ExecutionsController implements BeforeApplicationShutdown {
   /** A closing node ends them, or the HTTP server would wait for them. */
-  private readonly streams = new EventStreams(new Logger(ExecutionsController.name));
+  private readonly streams: EventStreams;
 
   constructor(
     private readonly executions: ExecutionsService,
+    private readonly polls: OutputPolls,
     private readonly clock: Clock,
-  ) {}
+    limits: StreamLimits,
+  ) {
+    this.streams = new EventStreams(new Logger(ExecutionsController.name), limits, 'output');
+  }
 
   @Post('jobs/:id/executions')
   @MinRole('operator')
@@ -174,22 +178,24 @@ export class ExecutionsController implements BeforeApplicationShutdown {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    await this.executions.get(id); // 404 as JSON, before anything is streamed
-    await this.streams.serve(
-      request,
-      reply,
-      ': following the output\n\n',
-      (signal) =>
-        frames(followOutput(this.executions, id, { pollMs: OUTPUT_POLL_MS, now: () => this.clock.now(), signal })),
-      (error) => {
-        const message = error instanceof DomainError ? error.message : 'Internal server error';
-        return `event: error\ndata: ${JSON.stringify({ message })}\n\n`;
-      },
-    );
+    await this.streams.serve(request, reply, async () => {
+      await this.executions.get(id); // 404 as JSON, before anything is streamed
+      return {
+        first: ': following the output\n\n',
+        frames: (signal) =>
+          frames(
+            followOutput(this.polls.follow(id, signal), { pollMs: this.polls.pollMs, now: () => this.clock.now() }),
+          ),
+        lastFrame: (error) => {
+          const message = error instanceof DomainError ? error.message : 'Internal server error';
+          return `event: error\ndata: ${JSON.stringify({ message })}\n\n`;
+        },
+      };
+    });
   }
 
-  beforeApplicationShutdown(): void {
-    this.streams.closeAll();
+  beforeApplicationShutdown(): Promise<void> {
+    return this.streams.closeAll();
   }
 
   @Post('executions/:id/start')

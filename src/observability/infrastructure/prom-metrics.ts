@@ -4,6 +4,7 @@ import { OrbitConfig } from '../../config/orbit-config.js';
 import { ExecutionMetrics } from '../../executions/application/execution-metrics.js';
 import { Execution, FailureCause } from '../../executions/domain/execution.js';
 import { ExecutionStatus, isFinal } from '../../executions/domain/execution-status.js';
+import { STREAM_KINDS, StreamLimits } from '../../shared/http/stream-limits.js';
 import { Database } from '../../shared/infrastructure/database.js';
 
 const DELAY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -53,7 +54,7 @@ export class PromMetrics extends ExecutionMetrics {
     'Schedule fires skipped (FORBID, SKIP misfires)',
   );
 
-  constructor(db: Database, config: OrbitConfig) {
+  constructor(db: Database, config: OrbitConfig, streams: StreamLimits) {
     super();
     collectDefaultMetrics({ register: this.registry, prefix: 'orbit_process_' });
     const count = async (sql: string, params: unknown[] = []) => (await db.rows<{ n: number }>(sql, params))[0]?.n ?? 0;
@@ -75,6 +76,15 @@ export class PromMetrics extends ExecutionMetrics {
         this.set(
           await count(`SELECT count(*)::int AS n FROM executions WHERE status = 'QUEUED' AND waiting_for IS NOT NULL`),
         );
+      },
+    });
+    new Gauge({
+      name: 'orbit_streams_open',
+      help: 'Event streams this node holds open, by kind (events, output); see ORBIT_STREAMS_PER_NODE',
+      labelNames: ['kind'],
+      registers: [this.registry],
+      collect() {
+        for (const kind of STREAM_KINDS) this.set({ kind }, streams.openOf(kind));
       },
     });
     new Gauge({
