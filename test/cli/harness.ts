@@ -36,6 +36,8 @@ export interface Harness {
   fresh: Orbit;
   /** `orbit <args>` to its end, with ORBIT_URL (the whole node's unless `url`) and the admin token. */
   cli(args: string[], env?: Record<string, string>, options?: { url?: string; input?: string }): Promise<CliResult>;
+  /** The environment `cli` gives the CLI, with `extra`. */
+  env(extra?: Record<string, string>): Record<string, string>;
   /** `orbit <args>` started, for commands that follow a stream. */
   start(args: string[]): RunningCli;
   /** The whole node's API, as the admin. */
@@ -59,6 +61,7 @@ export function harness(): Harness {
     ...extra,
   });
   Object.assign(h, {
+    env,
     cli: (args: string[], extra?: Record<string, string>, options: { url?: string; input?: string } = {}) =>
       startCli(h.entry, args, env(extra, options.url), options.input).done,
     start: (args: string[]) => startCli(h.entry, args, env()),

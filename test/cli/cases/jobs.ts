@@ -1,6 +1,9 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
 import { insertJob } from '../../support/test-database.js';
 import type { Body, Harness } from '../harness.js';
+import { ranArgs } from '../support.js';
 
 export function jobsCases(h: Harness): void {
   const stored = async (name: string) => (await h.settings())[name];
@@ -132,6 +135,21 @@ export function jobsCases(h: Harness): void {
     });
   });
 
+  describe('jobs edit in $EDITOR', () => {
+    it('with neither --set nor -f, on a terminal, it opens the job in $EDITOR and sends the fields that changed', async () => {
+      const editor = `sed -i 's/^timeoutSeconds: .*/timeoutSeconds: 77/'`;
+      const args = ['jobs', 'edit', 'from-file'];
+      ranArgs.push(args);
+      const command = [process.execPath, h.entry, ...args].join(' ');
+      // script(1) gives the CLI a terminal, as a person at a shell has
+      const { stdout } = await promisify(execFile)('script', ['-qec', command, '/dev/null'], {
+        env: { ...h.env({ EDITOR: editor }), PATH: process.env.PATH ?? '' },
+      });
+      expect(stdout).toContain("Updated job 'from-file': timeoutSeconds");
+      expect((await stored('from-file'))?.timeoutSeconds).toBe(77);
+    });
+  });
+
   describe('jobs list, get, pause, resume, delete', () => {
     it('jobs list is a table under headers, --name picks by part of the name', async () => {
       const list = await h.cli(['jobs', 'list', '--name', 'from-']);
@@ -148,7 +166,7 @@ export function jobsCases(h: Harness): void {
       expect(result.stdout).toMatch(/^id\s+[0-9a-f-]{36}\nname\s+from-file\ncommand\s+echo from the file\n/);
       expect(result.stdout).not.toMatch(/[ \t]$/m);
       const json = JSON.parse((await h.cli(['jobs', 'get', 'from-file', '--json'])).stdout) as Body;
-      expect(json).toMatchObject({ name: 'from-file', maxRetries: 4, timeoutSeconds: 90 });
+      expect(json).toMatchObject({ name: 'from-file', maxRetries: 4, timeoutSeconds: 77 });
     });
 
     it('a job is named by its name, its id, or the start of its id; a start two ids share lists both', async () => {
