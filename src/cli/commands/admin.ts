@@ -134,16 +134,23 @@ export function eventsCommand(): Command {
         query: () => ({ after }),
         reconnecting: () => process.stderr.write(pc.dim(`[the event stream broke off; reconnecting]\n`)),
       });
+      const names = new Map<string, string>();
       for await (const frame of frames) {
         if (frame.id) after = frame.id;
         if (!frame.data) continue; // the opening frame carries only the cursor
         const event = JSON.parse(frame.data) as OrbitEvent;
-        if (json)
+        if (json) {
           process.stdout.write(`${JSON.stringify(event)}\n`); // one per line: NDJSON
-        else {
-          const what = [event.jobId, event.executionId, event.to, event.exitCode].filter((v) => v != null);
-          process.stdout.write(`${event.seq}  ${event.at}  ${event.type}  ${what.join('  ')}\n`);
+          continue;
         }
+        if (event.jobId && !names.has(event.jobId)) {
+          for (const [id, name] of await jobNames(api, [event])) names.set(id, name);
+        }
+        const time = new Date(event.at).toLocaleTimeString(undefined, { hour12: false });
+        const run = event.executionId && `run ${shortId(event.executionId)}`;
+        const exit = event.exitCode === null ? null : `exit ${event.exitCode}`;
+        const what = [names.get(event.jobId), run, event.to, exit].filter((v) => v != null);
+        process.stdout.write(`${event.seq}  ${time}  ${event.type}  ${what.join('  ')}\n`);
       }
     });
 }

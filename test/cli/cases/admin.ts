@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { TEST_ADMIN_TOKEN } from '../../support/test-app.js';
-import { freePort } from '../../support/wait.js';
+import { freePort, waitFor } from '../../support/wait.js';
 import type { Body, Harness } from '../harness.js';
 
 export function adminCases(h: Harness): void {
@@ -56,6 +56,25 @@ export function adminCases(h: Harness): void {
       const table = await h.cli(['events', '--after', String(after)]);
       expect(table.stdout.split('\n')[0]).toMatch(/^SEQ\s+AT\s+EVENT\s+JOB\s+RUN\s+STATUS\s+EXIT$/);
       expect(table.stdout.trim().split('\n')).toHaveLength(3);
+    });
+  });
+
+  describe('events -f for people', () => {
+    it('prints each new state change as a line: its seq, the local time, the job by name', async () => {
+      const following = h.start(['events', '--follow']);
+      let made = 0;
+      const line = await waitFor(async () => {
+        const name = `followed-${++made}`;
+        await h.job({ name, command: 'true', cronExpression: '@yearly' });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return following
+          .stdout()
+          .split('\n')
+          .find((printed) => printed.endsWith(`job.created  ${name}`));
+      }, 'a job.created line, live');
+      following.child.kill();
+      await following.done;
+      expect(line).toMatch(/^\d+ {2}\d\d:\d\d:\d\d {2}job\.created {2}followed-\d+$/);
     });
   });
 
