@@ -97,6 +97,7 @@ export function harness(): Harness {
   afterAll(async () => {
     await Promise.all([h.orbit?.t.close(), h.fresh?.t.close()]);
     if (h.home) rmSync(h.home, { recursive: true, force: true });
+    if (h.entry) rmSync(join(h.entry, '../../..'), { recursive: true, force: true }); // the compiled CLI
   });
   return h;
 }
