@@ -40,7 +40,7 @@ describe('GET /schedules/preview', () => {
   });
 
   it.each([
-    ['cron', {}, 'cron must be a cron expression'],
+    ['cron', {}, 'cron is required'],
     ['cron', { cron: '' }, 'cron must not be blank'],
     ['cron', { cron: '* * * *' }, "cron '* * * *' must have 5 fields"],
     ['cron', { cron: '61 * * * *' }, "cron '61 * * * *' is not valid"],

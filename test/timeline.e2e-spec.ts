@@ -239,7 +239,7 @@ describe('pausing with a note, and the timeline of a job', () => {
     });
 
     it.each([
-      ['', '&to=2026-11-30T11:00:00Z', 'from must be an ISO 8601 instant'],
+      ['', '&to=2026-11-30T11:00:00Z', 'from is required'],
       ['from=yesterday', '&to=2026-11-30T11:00:00Z', 'from must be an ISO 8601 instant'],
       ['from=2026-11-30T10:00:00', '&to=2026-11-30T11:00:00Z', 'from must be an ISO 8601 instant'],
       ['from=2026-11-30T10:00:00Z', '&to=2026-13-30T11:00:00Z', 'to must be an ISO 8601 instant'],

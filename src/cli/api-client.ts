@@ -7,6 +7,11 @@ const RECONNECT_DELAY_MS = 1_000;
 /** Tries in a row that may fail before a stream is given up: about half a minute. */
 const RECONNECT_TRIES = 30;
 
+/** What a user without a token is told, instead of the API's "Missing bearer token". */
+const NO_TOKEN =
+  'No token: set ORBIT_TOKEN=<token>, or store one with `orbit login` ' +
+  '(Orbit prints the first admin token when it first starts; `orbit tokens create` makes more)';
+
 /** A refusal of the API, or an Orbit that cannot be reached: the message is what the user reads. */
 export class CliError extends Error {
   constructor(
@@ -115,6 +120,7 @@ export class ApiClient {
         `Cannot reach Orbit at ${this.settings.url}: ${cause?.code ?? cause?.message ?? String(error)}`,
       );
     }
+    if (response.status === 401 && !this.settings.token) throw new CliError(NO_TOKEN, 401);
     if (!response.ok) throw new CliError(await refusal(response), response.status);
     return response;
   }

@@ -21,19 +21,3 @@ export function collectPair(pair: string, pairs: Record<string, string> = {}): R
   if (at <= 0) throw new CliError(`'${pair}' is not NAME=value`);
   return { ...pairs, [pair.slice(0, at)]: pair.slice(at + 1) };
 }
-
-export interface Job {
-  id: string;
-  name: string;
-  [field: string]: unknown;
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A job named by its id or by its exact name. */
-export async function findJob(api: ApiClient, ref: string): Promise<Job> {
-  if (UUID.test(ref)) return api.get<Job>(`/jobs/${ref}`);
-  const job = (await api.all<Job>('/jobs', { name: ref })).find((candidate) => candidate.name === ref);
-  if (!job) throw new CliError(`There is no job named '${ref}'`, 404);
-  return job;
-}

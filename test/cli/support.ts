@@ -37,16 +37,29 @@ export interface RunningCli {
   done: Promise<CliResult>;
 }
 
-/** `orbit <args>` as a child process, with its own config folder and no colours. */
-export function startCli(entry: string, args: readonly string[], env: Record<string, string>): RunningCli {
+/** Every argument list the CLI was started with in this test file, for the coverage check. */
+export const ranArgs: string[][] = [];
+
+/**
+ * `orbit <args>` as a child process, with its own config folder and no colours; `input`, if
+ * given, is its stdin (else it has none).
+ */
+export function startCli(
+  entry: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  input?: string,
+): RunningCli {
+  ranArgs.push([...args]);
   const child = spawn(process.execPath, [entry, ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: env.HOME ?? tmpdir(), NO_COLOR: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  if (input !== undefined) child.stdin!.end(input);
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const done = new Promise<CliResult>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, stdout, stderr }));

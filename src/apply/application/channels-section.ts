@@ -3,7 +3,7 @@ import { ChannelsService } from '../../alerts/application/channels.service.js';
 import { Channel, ChannelInput } from '../../alerts/domain/channel.js';
 import { maskedUrl } from '../../alerts/domain/masked-url.js';
 import { Clock } from '../../shared/domain/clock.js';
-import { ApplySection, changedFields, FieldChange, forEntry, PlanItem, uniqueNames } from './plan.js';
+import { ApplySection, changedFields, FieldChange, forEachEntry, PlanItem, uniqueNames } from './plan.js';
 
 /** A channel of the file: every field of POST /channels but the name, which is its key. */
 type ChannelEntry = Omit<ChannelInput, 'name'>;
@@ -30,35 +30,29 @@ export class ChannelsSection extends ApplySection {
   async apply(entries: Readonly<Record<string, ChannelEntry>>): Promise<PlanItem[]> {
     uniqueNames(this.key, Object.keys(entries));
     const stored = new Map((await this.channels.all()).map((channel) => [channel.name, channel]));
-    const items: PlanItem[] = [];
-    for (const [key, entry] of Object.entries(entries)) {
-      items.push(
-        await forEntry(this.key, key, async () => {
-          const input: ChannelInput = {
-            allJobs: null,
-            ...(entry.type === 'webhook' ? { secret: null } : {}),
-            ...entry,
-            name: key,
-          };
-          const channel = stored.get(key.trim());
-          if (!channel) {
-            const created = await this.channels.create(input);
-            return { section: this.key, name: created.name, action: 'create', changes: [] };
-          }
-          const desired = Channel.restore(channel.toProps());
-          desired.update(input, this.clock.now());
-          const changes = changedFields(comparable(channel), comparable(desired)).map(shownChange);
-          if (changes.length > 0) await this.channels.update(channel.id, input);
-          return {
-            section: this.key,
-            name: channel.name,
-            action: changes.length > 0 ? 'update' : 'unchanged',
-            changes,
-          };
-        }),
-      );
-    }
-    return items;
+    return forEachEntry(this.key, entries, async (key, entry): Promise<PlanItem> => {
+      const input: ChannelInput = {
+        allJobs: null,
+        ...(entry.type === 'webhook' ? { secret: null } : {}),
+        ...entry,
+        name: key,
+      };
+      const channel = stored.get(key.trim());
+      if (!channel) {
+        const created = await this.channels.create(input);
+        return { section: this.key, name: created.name, action: 'create', changes: [] };
+      }
+      const desired = Channel.restore(channel.toProps());
+      desired.update(input, this.clock.now());
+      const changes = changedFields(comparable(channel), comparable(desired)).map(shownChange);
+      if (changes.length > 0) await this.channels.update(channel.id, input);
+      return {
+        section: this.key,
+        name: channel.name,
+        action: changes.length > 0 ? 'update' : 'unchanged',
+        changes,
+      };
+    });
   }
 
   /**

@@ -4,7 +4,7 @@ import { Clock } from '../../shared/domain/clock.js';
 import { JobsService } from '../../jobs/application/jobs.service.js';
 import { Job, JobSettings, NewJob } from '../../jobs/domain/job.js';
 import { AppliedJobs } from './applied-jobs.js';
-import { ApplySection, changedFields, forEntry, PlanItem, uniqueNames } from './plan.js';
+import { ApplySection, changedFields, forEachEntry, forEntry, PlanItem, uniqueNames } from './plan.js';
 
 const PAGE = 500;
 
@@ -32,27 +32,22 @@ export class JobsSection extends ApplySection {
     uniqueNames(this.key, Object.keys(entries));
     const stored = new Map((await this.all()).map((job) => [job.name, job]));
     const managed = await this.applied.ids();
-    const items: PlanItem[] = [];
     const named = new Set<string>();
-    for (const [key, entry] of Object.entries(entries)) {
-      items.push(
-        await forEntry(this.key, key, async () => {
-          const desired = Job.create({ ...entry, name: key }, this.clock.now()).settings();
-          named.add(desired.name);
-          const job = stored.get(desired.name);
-          if (!job) {
-            await this.applied.mark((await this.jobs.create(desired)).id);
-            return { section: this.key, name: desired.name, action: 'create', changes: [] };
-          }
-          const changes = changedFields(job.settings(), desired);
-          if (changes.length > 0) await this.jobs.update(job.id, desired);
-          const adopted = !managed.has(job.id);
-          if (adopted) await this.applied.mark(job.id);
-          const action = adopted ? 'adopt' : changes.length > 0 ? 'update' : 'unchanged';
-          return { section: this.key, name: desired.name, action, changes };
-        }),
-      );
-    }
+    const items: PlanItem[] = await forEachEntry(this.key, entries, async (key, entry) => {
+      const desired = Job.create({ ...entry, name: key }, this.clock.now()).settings();
+      named.add(desired.name);
+      const job = stored.get(desired.name);
+      if (!job) {
+        await this.applied.mark((await this.jobs.create(desired)).id);
+        return { section: this.key, name: desired.name, action: 'create', changes: [] };
+      }
+      const changes = changedFields(job.settings(), desired);
+      if (changes.length > 0) await this.jobs.update(job.id, desired);
+      const adopted = !managed.has(job.id);
+      if (adopted) await this.applied.mark(job.id);
+      const action = adopted ? 'adopt' : changes.length > 0 ? 'update' : 'unchanged';
+      return { section: this.key, name: desired.name, action, changes };
+    });
     if (prune) {
       for (const job of stored.values()) {
         if (named.has(job.name) || !managed.has(job.id)) continue;

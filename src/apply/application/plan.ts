@@ -55,6 +55,32 @@ export async function forEntry<T>(section: string, name: string, work: () => Pro
   }
 }
 
+/**
+ * Runs the work of each entry in turn, as forEntry does, and refuses them together: one entry's
+ * mistake does not hide the next one's. The refusals are thrown once every entry was tried; the
+ * apply's transaction then rolls back what the others wrote.
+ */
+export async function forEachEntry<E, T>(
+  section: string,
+  entries: Readonly<Record<string, E>>,
+  work: (name: string, entry: E) => Promise<T>,
+): Promise<T[]> {
+  const done: T[] = [];
+  const refused: InvalidArgumentError[] = [];
+  for (const [name, entry] of Object.entries(entries)) {
+    try {
+      done.push(await forEntry(section, name, () => work(name, entry)));
+    } catch (error) {
+      if (!(error instanceof InvalidArgumentError)) throw error;
+      refused.push(error);
+    }
+  }
+  if (refused.length > 0) {
+    throw new InvalidArgumentError(refused.map((error) => error.message).join('; '), refused[0]!.field);
+  }
+  return done;
+}
+
 /** Each name once: keys that trim to the same name would be one resource written twice. */
 export function uniqueNames(section: string, keys: readonly string[]): void {
   const seen = new Set<string>();

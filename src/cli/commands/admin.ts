@@ -1,6 +1,28 @@
 import { Command } from 'commander';
 import { contextOf } from '../context.js';
-import { pc, printJson, printTable } from '../output.js';
+import { type Column, pc, printJson, printTable } from '../output.js';
+import { jobNames, shortId, tokenId } from '../refs.js';
+import { when } from '../when.js';
+
+type Row = Record<string, unknown>;
+
+const WORKER_COLUMNS: readonly Column<Row>[] = [
+  ['WORKER', (worker) => worker.id],
+  ['HOST', (worker) => worker.host],
+  ['PID', (worker) => worker.pid],
+  ['VERSION', (worker) => worker.version],
+  ['CONCURRENCY', (worker) => worker.concurrency],
+  ['RUNNING', (worker) => worker.running],
+  ['STATE', (worker) => (!worker.alive ? 'gone' : worker.draining ? 'draining' : 'alive')],
+  ['LAST HEARTBEAT', (worker) => when(worker.lastHeartbeatAt as string)],
+];
+
+const TOKEN_COLUMNS: readonly Column<Row>[] = [
+  ['TOKEN', (token) => shortId(token.id as string)],
+  ['NAME', (token) => token.name],
+  ['ROLE', (token) => token.role],
+  ['CREATED', (token) => when(token.createdAt as string)],
+];
 
 /** `orbit workers list|drain|resume`. */
 export function workersCommand(): Command {
@@ -10,9 +32,9 @@ export function workersCommand(): Command {
     .description('Running workers, and those that stopped heartbeating in the last day')
     .action(async (_options: unknown, command: Command) => {
       const { api, json } = contextOf(command);
-      const { items } = await api.get<{ items: Record<string, unknown>[] }>('/workers');
+      const { items } = await api.get<{ items: Row[] }>('/workers');
       if (json) printJson(items);
-      else printTable(items, ['id', 'host', 'pid', 'version', 'concurrency', 'running', 'alive', 'lastHeartbeatAt']);
+      else printTable(items, WORKER_COLUMNS);
     });
   for (const [verb, description] of [
     ['drain', 'Let a worker finish what it runs and claim nothing new'],
@@ -34,14 +56,18 @@ export function workersCommand(): Command {
 /** `orbit tokens list|create|revoke`, through the API (admin). */
 export function tokensCommand(): Command {
   const tokens = new Command('tokens').description('API tokens (admin), through the API');
-  tokens.command('list').action(async (_options: unknown, command: Command) => {
-    const { api, json } = contextOf(command);
-    const items = await api.all<Record<string, unknown>>('/tokens');
-    if (json) printJson(items);
-    else printTable(items, ['id', 'name', 'role', 'createdAt']);
-  });
+  tokens
+    .command('list')
+    .description('The tokens that are not revoked')
+    .action(async (_options: unknown, command: Command) => {
+      const { api, json } = contextOf(command);
+      const items = await api.all<Row>('/tokens');
+      if (json) printJson(items);
+      else printTable(items, TOKEN_COLUMNS);
+    });
   tokens
     .command('create')
+    .description('Make a token; its secret is printed once, on stdout')
     .requiredOption('--name <name>', 'who or what uses it')
     .requiredOption('--role <role>', 'viewer, operator or admin')
     .action(async (options: { name: string; role: string }, command: Command) => {
@@ -53,12 +79,16 @@ export function tokensCommand(): Command {
       );
       process.stdout.write(`${created.token}\n`);
     });
-  tokens.command('revoke <id>').action(async (id: string, _options: unknown, command: Command) => {
-    const { api, json } = contextOf(command);
-    await api.delete(`/tokens/${id}`);
-    if (json) printJson({ id, revoked: true });
-    else process.stdout.write(`Revoked token ${id}\n`);
-  });
+  tokens
+    .command('revoke <token>')
+    .description("Revoke a token (by its id, or the id's start): requests with it are refused from then on")
+    .action(async (ref: string, _options: unknown, command: Command) => {
+      const { api, json } = contextOf(command);
+      const id = await tokenId(api, ref);
+      await api.delete(`/tokens/${id}`);
+      if (json) printJson({ id, revoked: true });
+      else process.stdout.write(`Revoked token ${id}\n`);
+    });
   return tokens;
 }
 
@@ -72,7 +102,16 @@ interface OrbitEvent {
   exitCode: number | null;
 }
 
-const EVENT_COLUMNS = ['seq', 'at', 'type', 'jobId', 'executionId', 'to', 'exitCode'];
+/** The columns of `events`, given the names of the events' jobs. */
+const eventColumns = (names: ReadonlyMap<string, string>): readonly Column<OrbitEvent>[] => [
+  ['SEQ', (event) => event.seq],
+  ['AT', (event) => when(event.at)],
+  ['EVENT', (event) => event.type],
+  ['JOB', (event) => names.get(event.jobId)],
+  ['RUN', (event) => event.executionId && shortId(event.executionId)],
+  ['STATUS', (event) => event.to],
+  ['EXIT', (event) => event.exitCode],
+];
 
 /** `orbit events [-f]`: the stream of every state change. */
 export function eventsCommand(): Command {
@@ -85,7 +124,7 @@ export function eventsCommand(): Command {
       if (!options.follow) {
         const { items } = await api.get<{ items: OrbitEvent[] }>('/events', { after: options.after });
         if (json) printJson(items);
-        else printTable(items, EVENT_COLUMNS);
+        else printTable(items, eventColumns(await jobNames(api, items)));
         return;
       }
       // a stream that breaks off is opened again after the last event it sent (the opening
@@ -95,16 +134,23 @@ export function eventsCommand(): Command {
         query: () => ({ after }),
         reconnecting: () => process.stderr.write(pc.dim(`[the event stream broke off; reconnecting]\n`)),
       });
+      const names = new Map<string, string>();
       for await (const frame of frames) {
         if (frame.id) after = frame.id;
         if (!frame.data) continue; // the opening frame carries only the cursor
         const event = JSON.parse(frame.data) as OrbitEvent;
-        if (json)
+        if (json) {
           process.stdout.write(`${JSON.stringify(event)}\n`); // one per line: NDJSON
-        else {
-          const what = [event.jobId, event.executionId, event.to, event.exitCode].filter((v) => v != null);
-          process.stdout.write(`${event.seq}  ${event.at}  ${event.type}  ${what.join('  ')}\n`);
+          continue;
         }
+        if (event.jobId && !names.has(event.jobId)) {
+          for (const [id, name] of await jobNames(api, [event])) names.set(id, name);
+        }
+        const time = new Date(event.at).toLocaleTimeString(undefined, { hour12: false });
+        const run = event.executionId && `run ${shortId(event.executionId)}`;
+        const exit = event.exitCode === null ? null : `exit ${event.exitCode}`;
+        const what = [names.get(event.jobId), run, event.to, exit].filter((v) => v != null);
+        process.stdout.write(`${event.seq}  ${time}  ${event.type}  ${what.join('  ')}\n`);
       }
     });
 }

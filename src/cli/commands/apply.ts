@@ -56,8 +56,11 @@ export function applyCommand(): Command {
       const request = (dryRun: boolean) => api.post<Plan>('/apply', { file, dryRun, prune: options.prune ?? false });
       const plan = await request(true);
       if (options.dryRun || !changes(plan)) {
-        if (json) printJson(plan);
-        else printPlan(plan);
+        if (json) return printJson(plan);
+        printPlan(plan);
+        process.stdout.write(
+          options.dryRun ? 'Dry run: nothing was changed.\n' : 'Orbit already matches the file: nothing to change.\n',
+        );
         return;
       }
       if (!json) printPlan(plan);

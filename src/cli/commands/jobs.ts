@@ -4,22 +4,58 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { parse, stringify } from 'yaml';
-import { CliError } from '../api-client.js';
-import { collectPair, contextOf, findJob, Job } from '../context.js';
-import { printJson, printRecord, printTable } from '../output.js';
+import { type ApiClient, CliError } from '../api-client.js';
+import { collectPair, contextOf } from '../context.js';
+import { bodyFields, typedValue } from '../field-values.js';
+import { type Column, pc, printJson, printRecord, printTable } from '../output.js';
+import { findJob, type Job } from '../refs.js';
+import { when } from '../when.js';
 
-const COLUMNS = ['name', 'cronExpression', 'timezone', 'enabled', 'nextRunAt', 'lastStatus'];
+const COLUMNS: readonly Column<Job>[] = [
+  ['NAME', (job) => job.name],
+  ['SCHEDULE', (job) => job.cronExpression ?? pc.dim('by hand')],
+  ['TIMEZONE', (job) => job.timezone],
+  ['ENABLED', (job) => (job.enabled ? 'yes' : 'paused')],
+  ['NEXT RUN', (job) => when(job.nextRunAt as string | null)],
+  ['LAST RUN', (job) => (job.lastExecution as { status?: string } | null)?.status],
+];
 /** Answered about a job but not part of what one writes (the rest is: PATCH takes it back). */
 const READ_ONLY = ['id', 'name', 'nextRunAt', 'lastExecution', 'createdAt', 'updatedAt'];
 
-/** `--set field=value` (a YAML value: numbers, booleans, lists) and `-f job.yaml`, merged into one body. */
-function bodyOf(options: { file?: string; set?: Record<string, string> }): Record<string, unknown> {
-  const fromFile = options.file ? (parse(readFileSync(options.file, 'utf8')) as Record<string, unknown>) : {};
-  const set = Object.entries(options.set ?? {}).map(([field, value]): [string, unknown] => [field, parse(value)]);
-  return { ...fromFile, ...Object.fromEntries(set) };
+/**
+ * `-f job.yaml` (YAML or JSON) and `--set field=value`, merged into one body. Each --set value is
+ * read as its field's type says in the API's document of `method path`: text for a string.
+ */
+async function bodyOf(
+  api: ApiClient,
+  [method, path]: readonly [string, string],
+  options: { file?: string; set?: Record<string, string> },
+): Promise<Record<string, unknown>> {
+  const fromFile = options.file ? readJobFile(options.file) : {};
+  const pairs = Object.entries(options.set ?? {});
+  if (pairs.length === 0) return fromFile;
+  const fields = await bodyFields(api, method, path);
+  return { ...fromFile, ...Object.fromEntries(pairs.map(([field, text]) => [field, typedValue(field, text, fields)])) };
 }
 
-const row = (job: Job) => ({ ...job, lastStatus: (job.lastExecution as { status?: string } | null)?.status });
+function readJobFile(path: string): Record<string, unknown> {
+  let fields: unknown;
+  try {
+    fields = parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new CliError(`Cannot read ${path}: ${(error as Error).message}`);
+  }
+  if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) {
+    throw new CliError(`${path} must hold the job's fields, as a mapping`);
+  }
+  return fields as Record<string, unknown>;
+}
+
+const SET_HELP =
+  'a field and its value, as text unless the field is a number, a boolean, a list or an object (repeatable)';
+
+const CREATE = ['POST', '/jobs'] as const;
+const UPDATE = ['PATCH', '/jobs/{id}'] as const;
 
 export function jobsCommand(): Command {
   const jobs = new Command('jobs').description('What to run and when');
@@ -32,7 +68,7 @@ export function jobsCommand(): Command {
       const { api, json } = contextOf(command);
       const items = await api.all<Job>('/jobs', { name: options.name });
       if (json) printJson(items);
-      else printTable(items.map(row), COLUMNS);
+      else printTable(items, COLUMNS);
     });
 
   jobs
@@ -42,17 +78,17 @@ export function jobsCommand(): Command {
       const { api, json } = contextOf(command);
       const job = await findJob(api, ref);
       if (json) printJson(job);
-      else printRecord(row(job));
+      else printRecord(job);
     });
 
   jobs
     .command('create [name]')
     .description('Define a job: the fields of POST /jobs from a file and/or --set')
     .option('-f, --file <job.yaml>', 'a YAML or JSON job')
-    .option('--set <field=value>', 'a field, its value read as YAML (repeatable)', collectPair)
+    .option('--set <field=value>', SET_HELP, collectPair)
     .action(async (name: string | undefined, options: { file?: string; set?: Record<string, string> }, command) => {
       const { api, json } = contextOf(command as Command);
-      const job = await api.post<Job>('/jobs', { ...bodyOf(options), ...(name ? { name } : {}) });
+      const job = await api.post<Job>('/jobs', { ...(await bodyOf(api, CREATE, options)), ...(name ? { name } : {}) });
       if (json) printJson(job);
       else process.stdout.write(`Created job '${job.name}' (${job.id})\n`);
     });
@@ -61,11 +97,11 @@ export function jobsCommand(): Command {
     .command('edit <job>')
     .description('Change a job: the fields given with --set or -f, else in $EDITOR')
     .option('-f, --file <job.yaml>', 'the fields to change, YAML or JSON')
-    .option('--set <field=value>', 'a field, its value read as YAML (repeatable)', collectPair)
+    .option('--set <field=value>', SET_HELP, collectPair)
     .action(async (ref: string, options: { file?: string; set?: Record<string, string> }, command: Command) => {
       const { api, json } = contextOf(command);
       const job = await findJob(api, ref);
-      const patch = options.file || options.set ? bodyOf(options) : editInEditor(job);
+      const patch = options.file || options.set ? await bodyOf(api, UPDATE, options) : editInEditor(job);
       if (Object.keys(patch).length === 0) {
         process.stderr.write('Nothing changed\n');
         return;

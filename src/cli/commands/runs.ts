@@ -1,19 +1,22 @@
 import { Command } from 'commander';
 import { newText } from '../../shared/domain/text-tail.js';
 import type { ApiClient } from '../api-client.js';
-import { collectPair, contextOf, findJob } from '../context.js';
-import { pc, printJson, printRecord, printTable, status } from '../output.js';
+import { collectPair, contextOf } from '../context.js';
+import { type Column, pc, printJson, printRecord, printTable, status } from '../output.js';
+import { type Execution, findJob, jobNames, runId, shortId } from '../refs.js';
+import { took, when } from '../when.js';
 
-interface Execution {
-  id: string;
-  jobId: string;
-  status: string;
-  exitCode: number | null;
-  errorMessage: string | null;
-  [field: string]: unknown;
-}
-
-const COLUMNS = ['id', 'jobId', 'status', 'trigger', 'attempt', 'createdAt', 'finishedAt', 'exitCode'];
+/** The columns of `runs list`, given the names of the runs' jobs. */
+const columns = (names: ReadonlyMap<string, string>): readonly Column<Execution>[] => [
+  ['RUN', (run) => shortId(run.id)],
+  ['JOB', (run) => names.get(run.jobId)],
+  ['STATUS', (run) => run.status],
+  ['TRIGGER', (run) => (run.trigger as string).toLowerCase()],
+  ['ATTEMPT', (run) => run.attempt],
+  ['CREATED', (run) => when(run.createdAt)],
+  ['TOOK', (run) => took(run.startedAt as string | null, run.finishedAt as string | null)],
+  ['EXIT', (run) => run.exitCode],
+];
 
 /** How a run ended, from the `end` frame of its output stream. */
 interface End {
@@ -114,10 +117,11 @@ export function runCommand(): Command {
 export function logsCommand(): Command {
   return new Command('logs')
     .description('What a run printed')
-    .argument('<run>', 'execution id')
+    .argument('<run>', "the run's id, or its start (the dashboard's short id)")
     .option('-f, --follow', 'follow the live output until the run ends')
-    .action(async (id: string, options: { follow?: boolean }, command: Command) => {
+    .action(async (ref: string, options: { follow?: boolean }, command: Command) => {
       const { api, json } = contextOf(command);
+      const id = await runId(api, ref);
       if (options.follow) {
         await follow(api, id);
         return;
@@ -139,32 +143,33 @@ export function runsCommand(): Command {
     .option('--limit <n>', 'at most this many (1 to 100)', '20')
     .action(async (options: { job?: string; status?: string; limit: string }, command: Command) => {
       const { api, json } = contextOf(command);
-      const jobId = options.job ? (await findJob(api, options.job)).id : undefined;
+      const job = options.job ? await findJob(api, options.job) : undefined;
       const page = await api.get<{ items: Execution[] }>('/executions', {
-        jobId,
+        jobId: job?.id,
         status: options.status,
         limit: options.limit,
       });
-      if (json) printJson(page.items);
-      else printTable(page.items, COLUMNS);
+      if (json) return printJson(page.items);
+      const names = job ? new Map([[job.id, job.name]]) : await jobNames(api, page.items);
+      printTable(page.items, columns(names));
     });
   runs
     .command('get <run>')
-    .description('Show a run')
-    .action(async (id: string, _options: unknown, command: Command) => {
+    .description("Show a run (by its id, or the id's start)")
+    .action(async (ref: string, _options: unknown, command: Command) => {
       const { api, json } = contextOf(command);
-      const execution = await api.get<Execution>(`/executions/${id}`);
+      const execution = await api.get<Execution>(`/executions/${await runId(api, ref)}`);
       if (json) printJson(execution);
       else printRecord(execution);
     });
   runs
     .command('cancel <run>')
-    .description('Cancel a queued or running run')
-    .action(async (id: string, _options: unknown, command: Command) => {
+    .description("Cancel a queued or running run (by its id, or the id's start)")
+    .action(async (ref: string, _options: unknown, command: Command) => {
       const { api, json } = contextOf(command);
-      const execution = await api.post<Execution>(`/executions/${id}/cancel`);
+      const execution = await api.post<Execution>(`/executions/${await runId(api, ref)}/cancel`);
       if (json) printJson(execution);
-      else process.stdout.write(`Run ${id} is ${status(execution.status)}\n`);
+      else process.stdout.write(`Run ${execution.id} is ${status(execution.status)}\n`);
     });
   return runs;
 }

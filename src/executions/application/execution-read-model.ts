@@ -6,6 +6,8 @@ export interface ExecutionFilter {
   status?: ExecutionStatus;
   /** The attempts that retry this execution. */
   retryOf?: string;
+  /** Whose id begins with these hex digits (no dashes). */
+  idPrefix?: string;
 }
 
 /**

@@ -125,8 +125,8 @@ export class ExecutionsController implements BeforeApplicationShutdown {
   @ApiErrors(400)
   @Header('Content-Type', JSON_CONTENT)
   async list(@Query() query: ListExecutionsQuery): Promise<string> {
-    const { jobId, status, retryOf } = query;
-    const page = await this.executions.listJson({ jobId, status, retryOf }, query.toPageRequest());
+    const { jobId, status, retryOf, idPrefix } = query;
+    const page = await this.executions.listJson({ jobId, status, retryOf, idPrefix }, query.toPageRequest());
     return `{"items":[${page.items.join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}}`;
   }
 

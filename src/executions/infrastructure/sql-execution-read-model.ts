@@ -32,6 +32,10 @@ export class SqlExecutionReadModel extends ExecutionReadModel {
     if (filter.jobId) conditions.push(`e.job_id = ${param(filter.jobId)}`);
     if (filter.status) conditions.push(`e.status = ${param(filter.status)}`);
     if (filter.retryOf) conditions.push(`e.retry_of = ${param(filter.retryOf)}`);
+    if (filter.idPrefix) {
+      const [lowest, highest] = uuidRange(filter.idPrefix);
+      conditions.push(`e.id BETWEEN ${param(lowest)} AND ${param(highest)}`);
+    }
     if (page.cursor) {
       conditions.push(`(e.created_at, e.id) < (${param(page.cursor.createdAt)}, ${param(page.cursor.id)})`);
     }
@@ -50,4 +54,12 @@ export class SqlExecutionReadModel extends ExecutionReadModel {
 function cursorAfter(json: string): string {
   const { createdAt, id } = JSON.parse(json) as { createdAt: string; id: string };
   return encodeCursor({ createdAt: new Date(createdAt), id });
+}
+
+/** The lowest and highest ids that begin with `prefix` (hex digits): a range the primary key's index serves. */
+function uuidRange(prefix: string): [string, string] {
+  const uuid = (hex: string) =>
+    `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  const digits = prefix.toLowerCase();
+  return [uuid(digits.padEnd(32, '0')), uuid(digits.padEnd(32, 'f'))];
 }

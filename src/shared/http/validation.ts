@@ -1,4 +1,6 @@
 import { BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
+import { getMetadataStorage } from 'class-validator';
+import { suggestion } from '../domain/did-you-mean.js';
 
 /** Request validation: unknown fields are refused, not stripped; every message names its field. */
 export function validationPipe(): ValidationPipe {
@@ -7,17 +9,37 @@ export function validationPipe(): ValidationPipe {
     forbidNonWhitelisted: true,
     transform: true,
     transformOptions: { enableImplicitConversion: false },
+    // the DTO an error was found in names the fields it accepts; the value tells a missing field
+    validationError: { target: true, value: true },
     exceptionFactory: (errors) => new BadRequestException(flatten(errors).join('; ')),
   });
 }
 
+/**
+ * One message per mistake, each naming its field by its path. An unknown field says which
+ * accepted one it may have meant; a field that is missing says so once, rather than what its
+ * value should have been (`command is required`, not `command must be a string`).
+ */
 export function flatten(errors: ValidationError[], prefix = ''): string[] {
   return errors.flatMap((error) => {
     const path = prefix ? `${prefix}.${error.property}` : error.property;
-    const own = Object.entries(error.constraints ?? {}).map(([rule, message]) => {
-      if (rule === 'whitelistValidation') return `${path} is not an accepted field`;
-      return message.startsWith(error.property) ? message.replace(error.property, path) : `${path}: ${message}`;
-    });
+    const rules = Object.entries(error.constraints ?? {});
+    const missing = error.value === undefined && rules.length > 0 && !('whitelistValidation' in error.constraints!);
+    const own = missing
+      ? [`${path} is required`]
+      : rules.map(([rule, message]) => {
+          if (rule === 'whitelistValidation') {
+            return `${path} is not an accepted field${suggestion(error.property, acceptedFields(error.target))}`;
+          }
+          return message.startsWith(error.property) ? message.replace(error.property, path) : `${path}: ${message}`;
+        });
     return [...own, ...flatten(error.children ?? [], path)];
   });
+}
+
+/** The fields a DTO declares: what its whitelist lets through. */
+function acceptedFields(target: object | undefined): string[] {
+  if (!target) return [];
+  const rules = getMetadataStorage().getTargetValidationMetadatas(target.constructor, '', true, false);
+  return [...new Set(rules.map((rule) => rule.propertyName))];
 }

@@ -410,7 +410,7 @@ export interface paths {
         };
         /**
          * Follow what the command prints, as server-sent events
-         * @description Server-sent events that follow the stored output of the execution while it is queued and runs, and end when it is final. Each event is one of: `stdout` / `stderr` with the text printed since the previous event of that stream, as a JSON string (`data: "line 1\n"`); `truncated` (`data: {"stream":"stdout"}`) when output was dropped (only the last ORBIT_OUTPUT_LIMIT_KB KiB of each stream are kept) before it could be sent: the next event of that stream is its whole stored tail; `end` (`data: {"status":"SUCCEEDED","exitCode":0}`), the last event, once the execution is final and all its stored output was sent; `error` (`data: {"message": "..."}`) if reading failed, after which the stream ends. An already finished execution gets its whole output and `end` at once. Lines starting with `:` are comments (keep-alives). Clients following one execution share one read of it. A token holds at most ORBIT_STREAMS_PER_CALLER (20) streams open on a node, and a node at most ORBIT_STREAMS_PER_NODE (200); one more is a 429 with Retry-After. Try it with `curl -N -H "Authorization: Bearer <token>" localhost:3000/executions/<id>/output/stream`.
+         * @description Server-sent events that follow the stored output of the execution while it is queued and runs, and end when it is final. Each event is one of: `stdout` / `stderr` with the text printed since the previous event of that stream, as a JSON string (`data: "line 1\n"`); `truncated` (`data: {"stream":"stdout"}`) when output was dropped (only the last ORBIT_OUTPUT_LIMIT_KB KiB of each stream are kept) before it could be sent: the next event of that stream is its whole stored tail; `end` (`data: {"status":"SUCCEEDED","exitCode":0}`), the last event, once the execution is final and all its stored output was sent; `error` (`data: {"message": "..."}`) if reading failed, after which the stream ends. An already finished execution gets its whole output and `end` at once. Lines starting with `:` are comments (keep-alives). Try it with `curl -N -H "Authorization: Bearer <token>" localhost:3000/executions/<id>/output/stream`.
          */
         get: operations["ExecutionsController_stream"];
         put?: never;
@@ -430,10 +430,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * QUEUED → RUNNING (for an outside runner; its timeout still holds)
-         * @description A run a worker is executing is refused (409): only its worker reports how it ends; cancel stops it. Recorded in the audit trail.
-         */
+        /** QUEUED → RUNNING (for an outside runner; its timeout still holds) */
         post: operations["ExecutionsController_start"];
         delete?: never;
         options?: never;
@@ -450,10 +447,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * RUNNING → SUCCEEDED with an exit code (for an outside runner)
-         * @description A run a worker is executing is refused (409): only its worker reports how it ends; cancel stops it. Recorded in the audit trail.
-         */
+        /** RUNNING → SUCCEEDED with an exit code */
         post: operations["ExecutionsController_succeed"];
         delete?: never;
         options?: never;
@@ -470,10 +464,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * RUNNING → FAILED with an exit code and a message; queues a retry when attempts are left (for an outside runner)
-         * @description A run a worker is executing is refused (409): only its worker reports how it ends; cancel stops it. Recorded in the audit trail.
-         */
+        /** RUNNING → FAILED with an exit code and a message; queues a retry when attempts are left */
         post: operations["ExecutionsController_fail"];
         delete?: never;
         options?: never;
@@ -627,7 +618,7 @@ export interface paths {
         };
         /**
          * Follow the events, as server-sent events
-         * @description Server-sent events: every event after the cursor, in order, then each new one as it is written (woken by NOTIFY within milliseconds). Each message is `id: <seq>` and `data: <the event as JSON>` (the schema of GET /events items). The cursor is the `Last-Event-ID` header (sent by EventSource when it reconnects), else `after`, else the newest event at connection (only new events follow). The stream first sends `id:` with its starting cursor, so a client that reconnects before any event still resumes there. A client that reconnects with the id of the last event it got misses none and sees none twice. Lines starting with `:` are comments (keep-alives every 15 s). A token holds at most ORBIT_STREAMS_PER_CALLER (20) streams open on a node, and a node at most ORBIT_STREAMS_PER_NODE (200); one more is a 429 with Retry-After. Try it with `curl -N -H "Authorization: Bearer <token>" localhost:3000/events/stream`.
+         * @description Server-sent events: every event after the cursor, in order, then each new one as it is written (woken by NOTIFY within milliseconds). Each message is `id: <seq>` and `data: <the event as JSON>` (the schema of GET /events items). The cursor is the `Last-Event-ID` header (sent by EventSource when it reconnects), else `after`, else the newest event at connection (only new events follow). The stream first sends `id:` with its starting cursor, so a client that reconnects before any event still resumes there. A client that reconnects with the id of the last event it got misses none and sees none twice. Lines starting with `:` are comments (keep-alives every 15 s). Try it with `curl -N -H "Authorization: Bearer <token>" localhost:3000/events/stream`.
          */
         get: operations["EventsController_stream"];
         put?: never;
@@ -708,10 +699,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * List alert deliveries, newest first, each with every attempt
-         * @description Admins read each attempt's error as recorded; the other roles its status only.
-         */
+        /** List alert deliveries, newest first, each with every attempt */
         get: operations["DeliveriesController_list"];
         put?: never;
         post?: never;
@@ -750,7 +738,7 @@ export interface paths {
         };
         /**
          * The channels and jobs as an orbit file (admin: it describes the channels)
-         * @description What POST /apply takes, and would leave unchanged. Jobs list the fields that differ from the defaults; channels' secrets and URLs are never answered: they are ${ORBIT_CHANNEL_<NAME>_URL} and _SECRET placeholders.
+         * @description What POST /apply takes, and would leave unchanged. Jobs list the fields that differ from the defaults; channels' secrets are never answered: they are ${ORBIT_CHANNEL_<NAME>_SECRET} (or _URL) placeholders.
          */
         get: operations["ApplyController_current"];
         put?: never;
@@ -918,7 +906,7 @@ export interface components {
              * @example job.created
              * @enum {string}
              */
-            action: "job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied" | "job.paused" | "job.resumed" | "concurrency-group.created" | "concurrency-group.updated" | "concurrency-group.deleted" | "worker.drained" | "worker.resumed" | "execution.backfilled" | "execution.started" | "execution.succeeded" | "execution.failed";
+            action: "job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied" | "job.paused" | "job.resumed" | "concurrency-group.created" | "concurrency-group.updated" | "concurrency-group.deleted" | "worker.drained" | "worker.resumed" | "execution.backfilled";
             /**
              * Format: uuid
              * @description The job, execution or token
@@ -1000,7 +988,7 @@ export interface components {
              */
             required?: boolean;
             /**
-             * @description A regular expression the whole value must match, in RE2 syntax (matched in linear time): no backreferences or lookaround
+             * @description A regular expression the whole value must match
              * @default null
              * @example staging|production
              */
@@ -1938,7 +1926,7 @@ export interface components {
              */
             type: "webhook" | "slack" | "email";
             /**
-             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed); write-only: answers show only its scheme, host and port (https://ops.example.com/…)
+             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed)
              * @example https://ops.example.com/orbit-alerts
              */
             url?: string;
@@ -1965,9 +1953,9 @@ export interface components {
             /** @enum {string} */
             type: "webhook" | "slack" | "email";
             /**
-             * @description webhook: url and hasSecret; slack: url; email: to. A URL shows its scheme, host and port, and … for its path and query (where providers put their secret). Secrets are never answered
+             * @description webhook: url and hasSecret; slack: the URL's origin only (its path is the secret); email: to. Secrets are never answered
              * @example {
-             *       "url": "https://ops.example.com/…",
+             *       "url": "https://ops.example.com/orbit-alerts",
              *       "hasSecret": true
              *     }
              */
@@ -1995,7 +1983,7 @@ export interface components {
              */
             type?: "webhook" | "slack" | "email";
             /**
-             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed); write-only: answers show only its scheme, host and port (https://ops.example.com/…)
+             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed)
              * @example https://ops.example.com/orbit-alerts
              */
             url?: string;
@@ -2025,12 +2013,12 @@ export interface components {
              */
             httpStatus: number | null;
             /**
-             * @description email: the SMTP server's answer (below admin: its reply code only, such as 250)
+             * @description email: the SMTP server's answer
              * @example null
              */
             smtpResponse: string | null;
             /**
-             * @description Why it failed. Below admin: the status only (HTTP 500, SMTP 535) or Orbit's own words, never the target's answer nor the addresses it resolved to
+             * @description Why it failed
              * @example null
              */
             error: string | null;
@@ -2200,7 +2188,7 @@ export interface components {
              */
             type: "webhook" | "slack" | "email";
             /**
-             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed); write-only: answers show only its scheme, host and port (https://ops.example.com/…)
+             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed)
              * @example https://ops.example.com/orbit-alerts
              */
             url?: string;
@@ -2247,12 +2235,12 @@ export interface components {
             /** @example cronExpression */
             field: string;
             /**
-             * @description Any JSON value; secrets show as "(secret)", URLs as https://host/…
+             * @description Any JSON value; secrets show as "(secret)"
              * @example 0 3 * * *
              */
             from: Record<string, never> | null;
             /**
-             * @description Any JSON value; secrets show as "(secret)", URLs as https://host/…
+             * @description Any JSON value; secrets show as "(secret)"
              * @example 0 4 * * *
              */
             to: Record<string, never> | null;
@@ -2386,7 +2374,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Every check is up */
+            /** @description The Health Check is successful */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2397,47 +2385,32 @@ export interface operations {
                          * @example ok
                          * @enum {string}
                          */
-                        status: "ok";
+                        status?: "ok" | "degraded";
                         /**
                          * @example {
                          *       "database": {
-                         *         "status": "up"
-                         *       },
-                         *       "migrations": {
-                         *         "status": "up"
-                         *       },
-                         *       "worker": {
                          *         "status": "up",
-                         *         "lastPassMsAgo": 120
+                         *         "responseTime": 12
                          *       }
                          *     }
                          */
                         info?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "down";
+                                status: "up" | "degraded" | "down";
+                                /** @description Time the health indicator took to respond, in ms */
+                                responseTime?: number;
                             } & {
                                 [key: string]: unknown;
                             };
                         } | null;
-                        /**
-                         * @example {
-                         *       "database": {
-                         *         "status": "up"
-                         *       },
-                         *       "migrations": {
-                         *         "status": "up"
-                         *       },
-                         *       "worker": {
-                         *         "status": "up",
-                         *         "lastPassMsAgo": 120
-                         *       }
-                         *     }
-                         */
+                        /** @example {} */
                         error?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "down";
+                                status: "up" | "degraded" | "down";
+                                /** @description Time the health indicator took to respond, in ms */
+                                responseTime?: number;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -2445,21 +2418,17 @@ export interface operations {
                         /**
                          * @example {
                          *       "database": {
-                         *         "status": "up"
-                         *       },
-                         *       "migrations": {
-                         *         "status": "up"
-                         *       },
-                         *       "worker": {
                          *         "status": "up",
-                         *         "lastPassMsAgo": 120
+                         *         "responseTime": 12
                          *       }
                          *     }
                          */
-                        details: {
+                        details?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "down";
+                                status: "up" | "degraded" | "down";
+                                /** @description Time the health indicator took to respond, in ms */
+                                responseTime?: number;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -2467,7 +2436,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A check is down */
+            /** @description The Health Check is not successful */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2478,47 +2447,40 @@ export interface operations {
                          * @example error
                          * @enum {string}
                          */
-                        status: "error" | "shutting_down";
+                        status?: "error" | "shutting_down";
                         /**
                          * @example {
                          *       "database": {
-                         *         "status": "up"
-                         *       },
-                         *       "migrations": {
-                         *         "status": "up"
-                         *       },
-                         *       "worker": {
                          *         "status": "up",
-                         *         "lastPassMsAgo": 120
+                         *         "responseTime": 12
                          *       }
                          *     }
                          */
                         info?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "down";
+                                status: "up" | "degraded" | "down";
+                                /** @description Time the health indicator took to respond, in ms */
+                                responseTime?: number;
                             } & {
                                 [key: string]: unknown;
                             };
                         } | null;
                         /**
                          * @example {
-                         *       "database": {
-                         *         "status": "up"
-                         *       },
-                         *       "migrations": {
-                         *         "status": "up"
-                         *       },
-                         *       "worker": {
-                         *         "status": "up",
-                         *         "lastPassMsAgo": 120
+                         *       "redis": {
+                         *         "status": "down",
+                         *         "message": "Could not connect",
+                         *         "responseTime": 3005
                          *       }
                          *     }
                          */
                         error?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "down";
+                                status: "up" | "degraded" | "down";
+                                /** @description Time the health indicator took to respond, in ms */
+                                responseTime?: number;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -2526,21 +2488,22 @@ export interface operations {
                         /**
                          * @example {
                          *       "database": {
-                         *         "status": "up"
-                         *       },
-                         *       "migrations": {
-                         *         "status": "up"
-                         *       },
-                         *       "worker": {
                          *         "status": "up",
-                         *         "lastPassMsAgo": 120
+                         *         "responseTime": 12
+                         *       },
+                         *       "redis": {
+                         *         "status": "down",
+                         *         "message": "Could not connect",
+                         *         "responseTime": 3005
                          *       }
                          *     }
                          */
-                        details: {
+                        details?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "down";
+                                status: "up" | "degraded" | "down";
+                                /** @description Time the health indicator took to respond, in ms */
+                                responseTime?: number;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -2559,7 +2522,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Every check is up */
+            /** @description The Health Check is successful */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2570,47 +2533,32 @@ export interface operations {
                          * @example ok
                          * @enum {string}
                          */
-                        status: "ok";
+                        status?: "ok" | "degraded";
                         /**
                          * @example {
                          *       "database": {
-                         *         "status": "up"
-                         *       },
-                         *       "migrations": {
-                         *         "status": "up"
-                         *       },
-                         *       "worker": {
                          *         "status": "up",
-                         *         "lastPassMsAgo": 120
+                         *         "responseTime": 12
                          *       }
                          *     }
                          */
                         info?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "down";
+                                status: "up" | "degraded" | "down";
+                                /** @description Time the health indicator took to respond, in ms */
+                                responseTime?: number;
                             } & {
                                 [key: string]: unknown;
                             };
                         } | null;
-                        /**
-                         * @example {
-                         *       "database": {
-                         *         "status": "up"
-                         *       },
-                         *       "migrations": {
-                         *         "status": "up"
-                         *       },
-                         *       "worker": {
-                         *         "status": "up",
-                         *         "lastPassMsAgo": 120
-                         *       }
-                         *     }
-                         */
+                        /** @example {} */
                         error?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "down";
+                                status: "up" | "degraded" | "down";
+                                /** @description Time the health indicator took to respond, in ms */
+                                responseTime?: number;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -2618,21 +2566,17 @@ export interface operations {
                         /**
                          * @example {
                          *       "database": {
-                         *         "status": "up"
-                         *       },
-                         *       "migrations": {
-                         *         "status": "up"
-                         *       },
-                         *       "worker": {
                          *         "status": "up",
-                         *         "lastPassMsAgo": 120
+                         *         "responseTime": 12
                          *       }
                          *     }
                          */
-                        details: {
+                        details?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "down";
+                                status: "up" | "degraded" | "down";
+                                /** @description Time the health indicator took to respond, in ms */
+                                responseTime?: number;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -2640,7 +2584,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A check is down */
+            /** @description The Health Check is not successful */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2651,47 +2595,40 @@ export interface operations {
                          * @example error
                          * @enum {string}
                          */
-                        status: "error" | "shutting_down";
+                        status?: "error" | "shutting_down";
                         /**
                          * @example {
                          *       "database": {
-                         *         "status": "up"
-                         *       },
-                         *       "migrations": {
-                         *         "status": "up"
-                         *       },
-                         *       "worker": {
                          *         "status": "up",
-                         *         "lastPassMsAgo": 120
+                         *         "responseTime": 12
                          *       }
                          *     }
                          */
                         info?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "down";
+                                status: "up" | "degraded" | "down";
+                                /** @description Time the health indicator took to respond, in ms */
+                                responseTime?: number;
                             } & {
                                 [key: string]: unknown;
                             };
                         } | null;
                         /**
                          * @example {
-                         *       "database": {
-                         *         "status": "up"
-                         *       },
-                         *       "migrations": {
-                         *         "status": "up"
-                         *       },
-                         *       "worker": {
-                         *         "status": "up",
-                         *         "lastPassMsAgo": 120
+                         *       "redis": {
+                         *         "status": "down",
+                         *         "message": "Could not connect",
+                         *         "responseTime": 3005
                          *       }
                          *     }
                          */
                         error?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "down";
+                                status: "up" | "degraded" | "down";
+                                /** @description Time the health indicator took to respond, in ms */
+                                responseTime?: number;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -2699,21 +2636,22 @@ export interface operations {
                         /**
                          * @example {
                          *       "database": {
-                         *         "status": "up"
-                         *       },
-                         *       "migrations": {
-                         *         "status": "up"
-                         *       },
-                         *       "worker": {
                          *         "status": "up",
-                         *         "lastPassMsAgo": 120
+                         *         "responseTime": 12
+                         *       },
+                         *       "redis": {
+                         *         "status": "down",
+                         *         "message": "Could not connect",
+                         *         "responseTime": 3005
                          *       }
                          *     }
                          */
-                        details: {
+                        details?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "down";
+                                status: "up" | "degraded" | "down";
+                                /** @description Time the health indicator took to respond, in ms */
+                                responseTime?: number;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -2759,7 +2697,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2805,7 +2743,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2865,7 +2803,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2924,7 +2862,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2989,7 +2927,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3035,7 +2973,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3054,7 +2992,7 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page, with the same filters */
                 cursor?: string;
                 /** @description Only these actions: repeat the parameter or separate the actions by commas */
-                action?: ("job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied" | "job.paused" | "job.resumed" | "concurrency-group.created" | "concurrency-group.updated" | "concurrency-group.deleted" | "worker.drained" | "worker.resumed" | "execution.backfilled" | "execution.started" | "execution.succeeded" | "execution.failed")[];
+                action?: ("job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied" | "job.paused" | "job.resumed" | "concurrency-group.created" | "concurrency-group.updated" | "concurrency-group.deleted" | "worker.drained" | "worker.resumed" | "execution.backfilled")[];
                 /** @description Only changes by the token of this name (exact) */
                 actor?: string;
                 /** @description Only changes of this job, execution, token, channel, group or worker (its id, exact) */
@@ -3105,7 +3043,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3166,7 +3104,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3232,7 +3170,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3300,7 +3238,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3360,7 +3298,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3426,7 +3364,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3500,7 +3438,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3579,7 +3517,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3658,7 +3596,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3737,7 +3675,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3805,7 +3743,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3874,7 +3812,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3944,7 +3882,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4023,7 +3961,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4046,6 +3984,8 @@ export interface operations {
                 status?: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
                 /** @description Only the retries of this execution (its next attempt) */
                 retryOf?: string;
+                /** @description Only executions whose id begins with these hex digits (4 to 32, dashes left out): the short ids the dashboard shows */
+                idPrefix?: string;
             };
             header?: never;
             path?: never;
@@ -4088,7 +4028,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4154,7 +4094,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4220,7 +4160,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4297,7 +4237,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4376,7 +4316,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4455,7 +4395,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4534,7 +4474,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4613,7 +4553,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4659,7 +4599,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4727,7 +4667,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4793,7 +4733,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4867,7 +4807,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4946,7 +4886,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5003,7 +4943,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5060,7 +5000,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5106,7 +5046,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5166,7 +5106,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5234,7 +5174,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5294,7 +5234,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5362,7 +5302,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5428,7 +5368,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5502,7 +5442,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5581,7 +5521,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5647,7 +5587,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5712,7 +5652,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5780,7 +5720,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5826,7 +5766,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5897,7 +5837,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            /** @description Too many requests from this token in the last minute */
             429: {
                 headers: {
                     [name: string]: unknown;

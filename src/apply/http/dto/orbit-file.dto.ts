@@ -44,22 +44,27 @@ export class OrbitFileDto {
 
 /**
  * Validates every entry as its section's DTO, with the rules of the endpoint that creates one;
- * a refusal names the entry and the field: `jobs.nightly.timeoutSeconds must be an integer`.
+ * a refusal names each mistake of every entry by its path: `jobs.nightly.timeoutSeconds must be
+ * an integer; jobs.report.comand is not an accepted field (did you mean command?)`.
  */
 export function entriesOf(file: OrbitFileDto): OrbitFile {
   const sections: Record<string, Record<string, object>> = {};
+  const mistakes: string[] = [];
   for (const [section, dto] of SECTIONS) {
     const entries = (file as Record<string, Record<string, unknown> | undefined>)[section] ?? {};
     sections[section] = {};
     for (const [name, entry] of Object.entries(entries)) {
       if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
-        throw new BadRequestException(`${section}.${name} must be an object of its fields`);
+        mistakes.push(`${section}.${name} must be an object of its fields`);
+        continue;
       }
       const instance = plainToInstance(dto, entry);
-      const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true });
-      if (errors.length > 0) throw new BadRequestException(flatten(errors, `${section}.${name}`).join('; '));
+      mistakes.push(
+        ...flatten(validateSync(instance, { whitelist: true, forbidNonWhitelisted: true }), `${section}.${name}`),
+      );
       sections[section][name] = instance;
     }
   }
+  if (mistakes.length > 0) throw new BadRequestException(mistakes.join('; '));
   return sections;
 }

@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEnum, IsOptional, IsUUID } from 'class-validator';
+import { IsEnum, IsOptional, IsUUID, Matches } from 'class-validator';
 import { ListQueryDto } from '../../../shared/http/list-query.dto.js';
 import { ExecutionStatus } from '../../domain/execution-status.js';
 
@@ -18,4 +18,13 @@ export class ListExecutionsQuery extends ListQueryDto {
   @IsOptional()
   @IsUUID('all')
   retryOf?: string;
+
+  @ApiPropertyOptional({
+    example: '5c3b0c55',
+    description:
+      'Only executions whose id begins with these hex digits (4 to 32, dashes left out): the short ids the dashboard shows',
+  })
+  @IsOptional()
+  @Matches(/^[0-9a-f]{4,32}$/i, { message: 'idPrefix must be 4 to 32 hex digits, without dashes' })
+  idPrefix?: string;
 }
