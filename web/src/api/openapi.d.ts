@@ -410,7 +410,7 @@ export interface paths {
         };
         /**
          * Follow what the command prints, as server-sent events
-         * @description Server-sent events that follow the stored output of the execution while it is queued and runs, and end when it is final. Each event is one of: `stdout` / `stderr` with the text printed since the previous event of that stream, as a JSON string (`data: "line 1\n"`); `truncated` (`data: {"stream":"stdout"}`) when output was dropped (only the last ORBIT_OUTPUT_LIMIT_KB KiB of each stream are kept) before it could be sent: the next event of that stream is its whole stored tail; `end` (`data: {"status":"SUCCEEDED","exitCode":0}`), the last event, once the execution is final and all its stored output was sent; `error` (`data: {"message": "..."}`) if reading failed, after which the stream ends. An already finished execution gets its whole output and `end` at once. Lines starting with `:` are comments (keep-alives). Try it with `curl -N -H "Authorization: Bearer <token>" localhost:3000/executions/<id>/output/stream`.
+         * @description Server-sent events that follow the stored output of the execution while it is queued and runs, and end when it is final. Each event is one of: `stdout` / `stderr` with the text printed since the previous event of that stream, as a JSON string (`data: "line 1\n"`); `truncated` (`data: {"stream":"stdout"}`) when output was dropped (only the last ORBIT_OUTPUT_LIMIT_KB KiB of each stream are kept) before it could be sent: the next event of that stream is its whole stored tail; `end` (`data: {"status":"SUCCEEDED","exitCode":0}`), the last event, once the execution is final and all its stored output was sent; `error` (`data: {"message": "..."}`) if reading failed, after which the stream ends. An already finished execution gets its whole output and `end` at once. Lines starting with `:` are comments (keep-alives). Clients following one execution share one read of it. A token holds at most ORBIT_STREAMS_PER_CALLER (20) streams open on a node, and a node at most ORBIT_STREAMS_PER_NODE (200); one more is a 429 with Retry-After. Try it with `curl -N -H "Authorization: Bearer <token>" localhost:3000/executions/<id>/output/stream`.
          */
         get: operations["ExecutionsController_stream"];
         put?: never;
@@ -430,7 +430,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** QUEUED → RUNNING (for an outside runner; its timeout still holds) */
+        /**
+         * QUEUED → RUNNING (for an outside runner; its timeout still holds)
+         * @description A run a worker is executing is refused (409): only its worker reports how it ends; cancel stops it. Recorded in the audit trail.
+         */
         post: operations["ExecutionsController_start"];
         delete?: never;
         options?: never;
@@ -447,7 +450,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** RUNNING → SUCCEEDED with an exit code */
+        /**
+         * RUNNING → SUCCEEDED with an exit code (for an outside runner)
+         * @description A run a worker is executing is refused (409): only its worker reports how it ends; cancel stops it. Recorded in the audit trail.
+         */
         post: operations["ExecutionsController_succeed"];
         delete?: never;
         options?: never;
@@ -464,7 +470,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** RUNNING → FAILED with an exit code and a message; queues a retry when attempts are left */
+        /**
+         * RUNNING → FAILED with an exit code and a message; queues a retry when attempts are left (for an outside runner)
+         * @description A run a worker is executing is refused (409): only its worker reports how it ends; cancel stops it. Recorded in the audit trail.
+         */
         post: operations["ExecutionsController_fail"];
         delete?: never;
         options?: never;
@@ -618,7 +627,7 @@ export interface paths {
         };
         /**
          * Follow the events, as server-sent events
-         * @description Server-sent events: every event after the cursor, in order, then each new one as it is written (woken by NOTIFY within milliseconds). Each message is `id: <seq>` and `data: <the event as JSON>` (the schema of GET /events items). The cursor is the `Last-Event-ID` header (sent by EventSource when it reconnects), else `after`, else the newest event at connection (only new events follow). The stream first sends `id:` with its starting cursor, so a client that reconnects before any event still resumes there. A client that reconnects with the id of the last event it got misses none and sees none twice. Lines starting with `:` are comments (keep-alives every 15 s). Try it with `curl -N -H "Authorization: Bearer <token>" localhost:3000/events/stream`.
+         * @description Server-sent events: every event after the cursor, in order, then each new one as it is written (woken by NOTIFY within milliseconds). Each message is `id: <seq>` and `data: <the event as JSON>` (the schema of GET /events items). The cursor is the `Last-Event-ID` header (sent by EventSource when it reconnects), else `after`, else the newest event at connection (only new events follow). The stream first sends `id:` with its starting cursor, so a client that reconnects before any event still resumes there. A client that reconnects with the id of the last event it got misses none and sees none twice. Lines starting with `:` are comments (keep-alives every 15 s). A token holds at most ORBIT_STREAMS_PER_CALLER (20) streams open on a node, and a node at most ORBIT_STREAMS_PER_NODE (200); one more is a 429 with Retry-After. Try it with `curl -N -H "Authorization: Bearer <token>" localhost:3000/events/stream`.
          */
         get: operations["EventsController_stream"];
         put?: never;
@@ -699,7 +708,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List alert deliveries, newest first, each with every attempt */
+        /**
+         * List alert deliveries, newest first, each with every attempt
+         * @description Admins read each attempt's error as recorded; the other roles its status only.
+         */
         get: operations["DeliveriesController_list"];
         put?: never;
         post?: never;
@@ -738,7 +750,7 @@ export interface paths {
         };
         /**
          * The channels and jobs as an orbit file (admin: it describes the channels)
-         * @description What POST /apply takes, and would leave unchanged. Jobs list the fields that differ from the defaults; channels' secrets are never answered: they are ${ORBIT_CHANNEL_<NAME>_SECRET} (or _URL) placeholders.
+         * @description What POST /apply takes, and would leave unchanged. Jobs list the fields that differ from the defaults; channels' secrets and URLs are never answered: they are ${ORBIT_CHANNEL_<NAME>_URL} and _SECRET placeholders.
          */
         get: operations["ApplyController_current"];
         put?: never;
@@ -906,7 +918,7 @@ export interface components {
              * @example job.created
              * @enum {string}
              */
-            action: "job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied" | "job.paused" | "job.resumed" | "concurrency-group.created" | "concurrency-group.updated" | "concurrency-group.deleted" | "worker.drained" | "worker.resumed" | "execution.backfilled";
+            action: "job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied" | "job.paused" | "job.resumed" | "concurrency-group.created" | "concurrency-group.updated" | "concurrency-group.deleted" | "worker.drained" | "worker.resumed" | "execution.backfilled" | "execution.started" | "execution.succeeded" | "execution.failed";
             /**
              * Format: uuid
              * @description The job, execution or token
@@ -988,7 +1000,7 @@ export interface components {
              */
             required?: boolean;
             /**
-             * @description A regular expression the whole value must match
+             * @description A regular expression the whole value must match, in RE2 syntax (matched in linear time): no backreferences or lookaround
              * @default null
              * @example staging|production
              */
@@ -1926,7 +1938,7 @@ export interface components {
              */
             type: "webhook" | "slack" | "email";
             /**
-             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed)
+             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed); write-only: answers show only its scheme, host and port (https://ops.example.com/…)
              * @example https://ops.example.com/orbit-alerts
              */
             url?: string;
@@ -1953,9 +1965,9 @@ export interface components {
             /** @enum {string} */
             type: "webhook" | "slack" | "email";
             /**
-             * @description webhook: url and hasSecret; slack: the URL's origin only (its path is the secret); email: to. Secrets are never answered
+             * @description webhook: url and hasSecret; slack: url; email: to. A URL shows its scheme, host and port, and … for its path and query (where providers put their secret). Secrets are never answered
              * @example {
-             *       "url": "https://ops.example.com/orbit-alerts",
+             *       "url": "https://ops.example.com/…",
              *       "hasSecret": true
              *     }
              */
@@ -1983,7 +1995,7 @@ export interface components {
              */
             type?: "webhook" | "slack" | "email";
             /**
-             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed)
+             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed); write-only: answers show only its scheme, host and port (https://ops.example.com/…)
              * @example https://ops.example.com/orbit-alerts
              */
             url?: string;
@@ -2013,12 +2025,12 @@ export interface components {
              */
             httpStatus: number | null;
             /**
-             * @description email: the SMTP server's answer
+             * @description email: the SMTP server's answer (below admin: its reply code only, such as 250)
              * @example null
              */
             smtpResponse: string | null;
             /**
-             * @description Why it failed
+             * @description Why it failed. Below admin: the status only (HTTP 500, SMTP 535) or Orbit's own words, never the target's answer nor the addresses it resolved to
              * @example null
              */
             error: string | null;
@@ -2188,7 +2200,7 @@ export interface components {
              */
             type: "webhook" | "slack" | "email";
             /**
-             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed)
+             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed); write-only: answers show only its scheme, host and port (https://ops.example.com/…)
              * @example https://ops.example.com/orbit-alerts
              */
             url?: string;
@@ -2235,12 +2247,12 @@ export interface components {
             /** @example cronExpression */
             field: string;
             /**
-             * @description Any JSON value; secrets show as "(secret)"
+             * @description Any JSON value; secrets show as "(secret)", URLs as https://host/…
              * @example 0 3 * * *
              */
             from: Record<string, never> | null;
             /**
-             * @description Any JSON value; secrets show as "(secret)"
+             * @description Any JSON value; secrets show as "(secret)", URLs as https://host/…
              * @example 0 4 * * *
              */
             to: Record<string, never> | null;
@@ -2374,7 +2386,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The Health Check is successful */
+            /** @description Every check is up */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2385,32 +2397,25 @@ export interface operations {
                          * @example ok
                          * @enum {string}
                          */
-                        status?: "ok" | "degraded";
+                        status: "ok";
                         /**
                          * @example {
                          *       "database": {
+                         *         "status": "up"
+                         *       },
+                         *       "migrations": {
+                         *         "status": "up"
+                         *       },
+                         *       "worker": {
                          *         "status": "up",
-                         *         "responseTime": 12
+                         *         "lastPassMsAgo": 120
                          *       }
                          *     }
                          */
                         info?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "degraded" | "down";
-                                /** @description Time the health indicator took to respond, in ms */
-                                responseTime?: number;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                        } | null;
-                        /** @example {} */
-                        error?: {
-                            [key: string]: {
-                                /** @enum {string} */
-                                status: "up" | "degraded" | "down";
-                                /** @description Time the health indicator took to respond, in ms */
-                                responseTime?: number;
+                                status: "up" | "down";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -2418,17 +2423,43 @@ export interface operations {
                         /**
                          * @example {
                          *       "database": {
+                         *         "status": "up"
+                         *       },
+                         *       "migrations": {
+                         *         "status": "up"
+                         *       },
+                         *       "worker": {
                          *         "status": "up",
-                         *         "responseTime": 12
+                         *         "lastPassMsAgo": 120
                          *       }
                          *     }
                          */
-                        details?: {
+                        error?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "degraded" | "down";
-                                /** @description Time the health indicator took to respond, in ms */
-                                responseTime?: number;
+                                status: "up" | "down";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /**
+                         * @example {
+                         *       "database": {
+                         *         "status": "up"
+                         *       },
+                         *       "migrations": {
+                         *         "status": "up"
+                         *       },
+                         *       "worker": {
+                         *         "status": "up",
+                         *         "lastPassMsAgo": 120
+                         *       }
+                         *     }
+                         */
+                        details: {
+                            [key: string]: {
+                                /** @enum {string} */
+                                status: "up" | "down";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -2436,7 +2467,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The Health Check is not successful */
+            /** @description A check is down */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2447,40 +2478,25 @@ export interface operations {
                          * @example error
                          * @enum {string}
                          */
-                        status?: "error" | "shutting_down";
+                        status: "error" | "shutting_down";
                         /**
                          * @example {
                          *       "database": {
+                         *         "status": "up"
+                         *       },
+                         *       "migrations": {
+                         *         "status": "up"
+                         *       },
+                         *       "worker": {
                          *         "status": "up",
-                         *         "responseTime": 12
+                         *         "lastPassMsAgo": 120
                          *       }
                          *     }
                          */
                         info?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "degraded" | "down";
-                                /** @description Time the health indicator took to respond, in ms */
-                                responseTime?: number;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                        } | null;
-                        /**
-                         * @example {
-                         *       "redis": {
-                         *         "status": "down",
-                         *         "message": "Could not connect",
-                         *         "responseTime": 3005
-                         *       }
-                         *     }
-                         */
-                        error?: {
-                            [key: string]: {
-                                /** @enum {string} */
-                                status: "up" | "degraded" | "down";
-                                /** @description Time the health indicator took to respond, in ms */
-                                responseTime?: number;
+                                status: "up" | "down";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -2488,22 +2504,43 @@ export interface operations {
                         /**
                          * @example {
                          *       "database": {
-                         *         "status": "up",
-                         *         "responseTime": 12
+                         *         "status": "up"
                          *       },
-                         *       "redis": {
-                         *         "status": "down",
-                         *         "message": "Could not connect",
-                         *         "responseTime": 3005
+                         *       "migrations": {
+                         *         "status": "up"
+                         *       },
+                         *       "worker": {
+                         *         "status": "up",
+                         *         "lastPassMsAgo": 120
                          *       }
                          *     }
                          */
-                        details?: {
+                        error?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "degraded" | "down";
-                                /** @description Time the health indicator took to respond, in ms */
-                                responseTime?: number;
+                                status: "up" | "down";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /**
+                         * @example {
+                         *       "database": {
+                         *         "status": "up"
+                         *       },
+                         *       "migrations": {
+                         *         "status": "up"
+                         *       },
+                         *       "worker": {
+                         *         "status": "up",
+                         *         "lastPassMsAgo": 120
+                         *       }
+                         *     }
+                         */
+                        details: {
+                            [key: string]: {
+                                /** @enum {string} */
+                                status: "up" | "down";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -2522,7 +2559,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The Health Check is successful */
+            /** @description Every check is up */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2533,32 +2570,25 @@ export interface operations {
                          * @example ok
                          * @enum {string}
                          */
-                        status?: "ok" | "degraded";
+                        status: "ok";
                         /**
                          * @example {
                          *       "database": {
+                         *         "status": "up"
+                         *       },
+                         *       "migrations": {
+                         *         "status": "up"
+                         *       },
+                         *       "worker": {
                          *         "status": "up",
-                         *         "responseTime": 12
+                         *         "lastPassMsAgo": 120
                          *       }
                          *     }
                          */
                         info?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "degraded" | "down";
-                                /** @description Time the health indicator took to respond, in ms */
-                                responseTime?: number;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                        } | null;
-                        /** @example {} */
-                        error?: {
-                            [key: string]: {
-                                /** @enum {string} */
-                                status: "up" | "degraded" | "down";
-                                /** @description Time the health indicator took to respond, in ms */
-                                responseTime?: number;
+                                status: "up" | "down";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -2566,17 +2596,43 @@ export interface operations {
                         /**
                          * @example {
                          *       "database": {
+                         *         "status": "up"
+                         *       },
+                         *       "migrations": {
+                         *         "status": "up"
+                         *       },
+                         *       "worker": {
                          *         "status": "up",
-                         *         "responseTime": 12
+                         *         "lastPassMsAgo": 120
                          *       }
                          *     }
                          */
-                        details?: {
+                        error?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "degraded" | "down";
-                                /** @description Time the health indicator took to respond, in ms */
-                                responseTime?: number;
+                                status: "up" | "down";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /**
+                         * @example {
+                         *       "database": {
+                         *         "status": "up"
+                         *       },
+                         *       "migrations": {
+                         *         "status": "up"
+                         *       },
+                         *       "worker": {
+                         *         "status": "up",
+                         *         "lastPassMsAgo": 120
+                         *       }
+                         *     }
+                         */
+                        details: {
+                            [key: string]: {
+                                /** @enum {string} */
+                                status: "up" | "down";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -2584,7 +2640,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The Health Check is not successful */
+            /** @description A check is down */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2595,40 +2651,25 @@ export interface operations {
                          * @example error
                          * @enum {string}
                          */
-                        status?: "error" | "shutting_down";
+                        status: "error" | "shutting_down";
                         /**
                          * @example {
                          *       "database": {
+                         *         "status": "up"
+                         *       },
+                         *       "migrations": {
+                         *         "status": "up"
+                         *       },
+                         *       "worker": {
                          *         "status": "up",
-                         *         "responseTime": 12
+                         *         "lastPassMsAgo": 120
                          *       }
                          *     }
                          */
                         info?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "degraded" | "down";
-                                /** @description Time the health indicator took to respond, in ms */
-                                responseTime?: number;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                        } | null;
-                        /**
-                         * @example {
-                         *       "redis": {
-                         *         "status": "down",
-                         *         "message": "Could not connect",
-                         *         "responseTime": 3005
-                         *       }
-                         *     }
-                         */
-                        error?: {
-                            [key: string]: {
-                                /** @enum {string} */
-                                status: "up" | "degraded" | "down";
-                                /** @description Time the health indicator took to respond, in ms */
-                                responseTime?: number;
+                                status: "up" | "down";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -2636,22 +2677,43 @@ export interface operations {
                         /**
                          * @example {
                          *       "database": {
-                         *         "status": "up",
-                         *         "responseTime": 12
+                         *         "status": "up"
                          *       },
-                         *       "redis": {
-                         *         "status": "down",
-                         *         "message": "Could not connect",
-                         *         "responseTime": 3005
+                         *       "migrations": {
+                         *         "status": "up"
+                         *       },
+                         *       "worker": {
+                         *         "status": "up",
+                         *         "lastPassMsAgo": 120
                          *       }
                          *     }
                          */
-                        details?: {
+                        error?: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status: "up" | "degraded" | "down";
-                                /** @description Time the health indicator took to respond, in ms */
-                                responseTime?: number;
+                                status: "up" | "down";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } | null;
+                        /**
+                         * @example {
+                         *       "database": {
+                         *         "status": "up"
+                         *       },
+                         *       "migrations": {
+                         *         "status": "up"
+                         *       },
+                         *       "worker": {
+                         *         "status": "up",
+                         *         "lastPassMsAgo": 120
+                         *       }
+                         *     }
+                         */
+                        details: {
+                            [key: string]: {
+                                /** @enum {string} */
+                                status: "up" | "down";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -2697,7 +2759,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2743,7 +2805,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2803,7 +2865,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2862,7 +2924,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2927,7 +2989,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2973,7 +3035,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2992,7 +3054,7 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page, with the same filters */
                 cursor?: string;
                 /** @description Only these actions: repeat the parameter or separate the actions by commas */
-                action?: ("job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied" | "job.paused" | "job.resumed" | "concurrency-group.created" | "concurrency-group.updated" | "concurrency-group.deleted" | "worker.drained" | "worker.resumed" | "execution.backfilled")[];
+                action?: ("job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied" | "job.paused" | "job.resumed" | "concurrency-group.created" | "concurrency-group.updated" | "concurrency-group.deleted" | "worker.drained" | "worker.resumed" | "execution.backfilled" | "execution.started" | "execution.succeeded" | "execution.failed")[];
                 /** @description Only changes by the token of this name (exact) */
                 actor?: string;
                 /** @description Only changes of this job, execution, token, channel, group or worker (its id, exact) */
@@ -3043,7 +3105,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3104,7 +3166,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3170,7 +3232,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3238,7 +3300,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3298,7 +3360,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3364,7 +3426,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3438,7 +3500,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3517,7 +3579,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3596,7 +3658,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3675,7 +3737,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3743,7 +3805,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3812,7 +3874,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3882,7 +3944,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3961,7 +4023,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4028,7 +4090,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4094,7 +4156,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4160,7 +4222,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4237,7 +4299,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4316,7 +4378,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4395,7 +4457,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4474,7 +4536,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4553,7 +4615,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4599,7 +4661,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4667,7 +4729,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4733,7 +4795,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4807,7 +4869,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4886,7 +4948,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4943,7 +5005,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5000,7 +5062,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5046,7 +5108,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5106,7 +5168,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5174,7 +5236,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5234,7 +5296,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5302,7 +5364,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5368,7 +5430,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5442,7 +5504,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5521,7 +5583,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5587,7 +5649,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5652,7 +5714,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5720,7 +5782,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5766,7 +5828,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5837,7 +5899,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests from this token in the last minute */
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     [name: string]: unknown;
