@@ -152,7 +152,7 @@ describe('the API of the dashboard insights', () => {
     });
 
     it.each([
-      ['no ids', {}, 'ids must name at least one job'],
+      ['no ids', {}, 'ids is required'],
       ['an id that is no UUID', { ids: 'not-a-uuid' }, 'each of ids must be a UUID'],
       ['101 ids', { ids: Array.from({ length: 101 }, () => randomUUID()).join(',') }, 'ids may name at most 100 jobs'],
       ['count 201', { ids: randomUUID(), count: 201 }, 'count must not be greater than 200'],
