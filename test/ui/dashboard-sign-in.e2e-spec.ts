@@ -101,8 +101,9 @@ describe('signing in to the dashboard', () => {
     await withTab(async (page) => {
       await signIn(page, token);
       await api().delete(`/tokens/${id}`).expect(204);
-      // as the tab holds it until a read is refused (which the page may have made already)
-      await page.evaluate(`sessionStorage.setItem('orbit.token', ${JSON.stringify(token)})`);
+      // as the tab holds it until a read is refused; set before the page's scripts run, since a
+      // refused read of the old page (its event stream) may still remove it before the reload
+      await page.addInitScript(`sessionStorage.setItem('orbit.token', ${JSON.stringify(token)})`);
       await page.reload();
       await page.getByLabel('Token').waitFor();
       await waitFor(async () => ((await messages(page)).length > 0 ? true : undefined), 'a message');
