@@ -90,8 +90,14 @@ describe("channels' URLs in answers, plans, exports and the audit trail", () => 
     const before = await stored();
     expect(before.ops).toEqual({ type: 'webhook', url: HOOK, secret: SECRET });
     const exported = remember(await http().get('/orbit-file').expect(200)).body;
+    // every unfilled placeholder is named, each with the variable that fills it
     expect((await apply(exported, 400)).message).toBe(
-      'channels.ops: url is the placeholder ${ORBIT_CHANNEL_OPS_URL}, not a URL: orbit apply fills it from the environment variable ORBIT_CHANNEL_OPS_URL',
+      ['OPS', 'TEAM']
+        .map(
+          (name) =>
+            `channels.${name.toLowerCase()}: url is the placeholder \${ORBIT_CHANNEL_${name}_URL}, not a URL: orbit apply fills it from the environment variable ORBIT_CHANNEL_${name}_URL`,
+        )
+        .join('; '),
     );
     const masked = { channels: { team: { type: 'slack', url: 'http://127.0.0.1:9/…' } } };
     expect((await apply(masked, 400)).message).toContain('channels.team: url is masked as Orbit shows it');

@@ -79,6 +79,22 @@ function instant(local: string, held: string): string {
   return new Date(local).toISOString();
 }
 
+/** The fields as the form holds them: a keystroke's re-render may not have happened yet. */
+function formFields(form: HTMLFormElement): AuditFilters {
+  const data = new FormData(form);
+  const field = (key: keyof AuditFilters) => {
+    const value = data.get(key);
+    return typeof value === 'string' ? value : '';
+  };
+  return {
+    action: field('action'),
+    actor: field('actor'),
+    targetId: field('targetId'),
+    from: field('from'),
+    to: field('to'),
+  };
+}
+
 export function AuditFilterForm({ filters }: { filters: AuditFilters }) {
   const fields = { ...filters, from: localInput(filters.from), to: localInput(filters.to) };
   const [draft, setDraft] = useState(fields);
@@ -92,8 +108,10 @@ export function AuditFilterForm({ filters }: { filters: AuditFilters }) {
       setDraft(fields);
     }
   });
-  const set = (key: keyof AuditFilters) => (event: { currentTarget: { value: string } }) =>
-    setDraft({ ...draft, [key]: event.currentTarget.value });
+  const set = (key: keyof AuditFilters) => (event: { currentTarget: { value: string } }) => {
+    const value = event.currentTarget.value;
+    setDraft((current) => ({ ...current, [key]: value }));
+  };
   const apply = (next: typeof draft) =>
     navigate(
       auditHref({
@@ -112,12 +130,13 @@ export function AuditFilterForm({ filters }: { filters: AuditFilters }) {
       aria-label="Filter the audit trail"
       onSubmit={(e) => {
         e.preventDefault();
-        apply(draft);
+        apply(formFields(e.currentTarget));
       }}
     >
       <label for="audit-action">Action</label>
       <select
         id="audit-action"
+        name="action"
         value={draft.action}
         onChange={(e) => apply({ ...draft, action: e.currentTarget.value })}
       >
@@ -129,13 +148,13 @@ export function AuditFilterForm({ filters }: { filters: AuditFilters }) {
         ))}
       </select>
       <label for="audit-actor">Actor</label>
-      <input id="audit-actor" type="search" value={draft.actor} onInput={set('actor')} />
+      <input id="audit-actor" name="actor" type="search" value={draft.actor} onInput={set('actor')} />
       <label for="audit-target">Target id</label>
-      <input id="audit-target" type="search" value={draft.targetId} onInput={set('targetId')} />
+      <input id="audit-target" name="targetId" type="search" value={draft.targetId} onInput={set('targetId')} />
       <label for="audit-from">From</label>
-      <input id="audit-from" type="datetime-local" step={1} value={draft.from} onInput={set('from')} />
+      <input id="audit-from" name="from" type="datetime-local" step={1} value={draft.from} onInput={set('from')} />
       <label for="audit-to">To (excluded)</label>
-      <input id="audit-to" type="datetime-local" step={1} value={draft.to} onInput={set('to')} />
+      <input id="audit-to" name="to" type="datetime-local" step={1} value={draft.to} onInput={set('to')} />
       <button type="submit">Filter</button>
       {isFiltered(filters) && <Link href="/audit">Clear filters</Link>}
     </form>
