@@ -1,25 +1,13 @@
-import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { compileInto } from '../support/compile.js';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
-
-/**
- * Compiles the command line (src/cli/, tsconfig.cli.json) as `npm run build` does, into a
- * folder of its own beside the project's packages: the tests run what the bin runs, as a
- * child process, and never an earlier build in dist/. Answers the entry point.
- */
+/** The command line (src/cli/, tsconfig.cli.json), compiled for the tests: answers the entry point. */
 export async function buildCli(): Promise<string> {
-  const out = mkdtempSync(join(tmpdir(), 'orbit-cli-'));
-  await promisify(execFile)(
-    process.execPath,
-    [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.cli.json'), '--outDir', out],
-    { cwd: ROOT },
-  );
+  const out = await compileInto('tsconfig.cli.json', 'orbit-cli-');
   writeFileSync(join(out, 'package.json'), '{ "type": "module" }\n');
-  symlinkSync(join(ROOT, 'node_modules'), join(out, 'node_modules'));
   return join(out, 'src/cli/orbit.js');
 }
 

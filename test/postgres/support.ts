@@ -1,28 +1,20 @@
-import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort, waitFor } from '../support/wait.js';
-
-const ROOT = new URL('../../', import.meta.url).pathname;
+import { compileInto, ROOT } from '../support/compile.js';
 
 /**
- * Compiles Orbit as `npm run build` does (tsconfig.build.json), into a folder of its own beside
- * the project's packages and dashboard: the tests run what `npm start` and the `orbit` bin run
- * (`<build>/src/main.js`, `<build>/src/cli.js`), as child processes, never an earlier dist/.
+ * Orbit compiled as `npm run build` does (tsconfig.build.json), with the dashboard the global
+ * setup built: the tests run what `npm start` and the `orbit` bin run (`<build>/src/main.js`,
+ * `<build>/src/cli.js`), as child processes.
  */
 export async function buildOrbit(): Promise<string> {
-  const out = mkdtempSync(join(tmpdir(), 'orbit-build-'));
-  await promisify(execFile)(
-    process.execPath,
-    [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', out],
-    { cwd: ROOT },
-  );
+  const out = await compileInto('tsconfig.build.json', 'orbit-build-');
   copyFileSync(join(ROOT, 'package.json'), join(out, 'package.json'));
-  symlinkSync(join(ROOT, 'node_modules'), join(out, 'node_modules'));
-  symlinkSync(join(ROOT, 'dist/web'), join(out, 'web')); // the global setup builds it
+  symlinkSync(join(ROOT, 'dist/web'), join(out, 'web'));
   return out;
 }
 
