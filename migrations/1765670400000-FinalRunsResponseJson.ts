@@ -1,5 +1,22 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { EVERY_RUN_JSON_WRITER, FINAL_RUN_JSON_WRITER } from './helpers/execution-response-json.js';
+
+/** What up() runs, in order: literal SQL, as it ran on every installation. */
+const UP = [
+  `CREATE OR REPLACE FUNCTION orbit_write_execution_json() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      NEW.response_json := CASE WHEN NEW.status IN ('SUCCEEDED', 'FAILED', 'CANCELLED') THEN orbit_execution_json(NEW) END;
+      RETURN NEW;
+    END $$`,
+];
+
+/** What down() runs, in order. */
+const DOWN = [
+  `CREATE OR REPLACE FUNCTION orbit_write_execution_json() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      NEW.response_json := orbit_execution_json(NEW);
+      RETURN NEW;
+    END $$`,
+];
 
 /**
  * `response_json` is stored for finished runs only (see FINAL_RUN_JSON_WRITER): a run's insert
@@ -11,11 +28,11 @@ import { EVERY_RUN_JSON_WRITER, FINAL_RUN_JSON_WRITER } from './helpers/executio
 export class FinalRunsResponseJson1765670400000 implements MigrationInterface {
   name = 'FinalRunsResponseJson1765670400000';
 
-  async up(db: QueryRunner): Promise<void> {
-    await db.query(`CREATE OR REPLACE ${FINAL_RUN_JSON_WRITER}`);
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    for (const statement of UP) await queryRunner.query(statement);
   }
 
-  async down(db: QueryRunner): Promise<void> {
-    await db.query(`CREATE OR REPLACE ${EVERY_RUN_JSON_WRITER}`);
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    for (const statement of DOWN) await queryRunner.query(statement);
   }
 }

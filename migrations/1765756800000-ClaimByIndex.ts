@@ -1,5 +1,8 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { LANE, LIMITED } from './1765411200000-Placement.js';
+
+/** The conditions of the claim's indexes, as Placement created them (the planner matches their text). */
+const LIMITED = '(max_concurrent IS NOT NULL OR concurrency_group IS NOT NULL)';
+const LANE = `(CASE WHEN concurrency_group IS NOT NULL THEN 'group:' || concurrency_group ELSE 'job:' || job_id::text END)`;
 
 /**
  * The claim of unlimited runs, as a function whose plan is always executions_claim_idx read in

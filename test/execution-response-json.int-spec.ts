@@ -1,10 +1,10 @@
 import { DECORATORS } from '@nestjs/swagger';
 import { DataSource, QueryRunner } from 'typeorm';
-import { replaceFinalRunsResponseJson, ResponseField } from '../migrations/helpers/execution-response-json.js';
 import { dataSourceOptions } from '../src/postgres/data-source-options.js';
 import { Execution } from '../src/executions/domain/execution.js';
 import { ExecutionResponse } from '../src/executions/http/dto/execution.response.js';
 import { EXECUTION_COLUMNS } from '../src/executions/infrastructure/execution.columns.js';
+import { replaceFinalRunsResponseJson, ResponseField } from './support/execution-response-json.js';
 import { createTestDatabase, TestDatabase } from './support/test-database.js';
 
 const T0 = new Date('2026-11-30T10:00:00.000Z');
@@ -95,7 +95,7 @@ describe("an execution's API fields", () => {
         }),
       );
 
-      // the helper a migration that changes the fields calls, given today's, makes what the migrations made
+      // the SQL a migration that changes the fields writes out, given today's, makes what the migrations made
       const fields: ResponseField[] = responseFields.map((field) => [
         field,
         EXECUTION_COLUMNS.column(field),

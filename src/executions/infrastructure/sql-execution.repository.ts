@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { LANE, LIMITED } from '../../../migrations/1765411200000-Placement.js';
+import { LANE, LIMITED } from './claim-lanes.js';
 import { StaleWriteError } from '../../shared/domain/domain-errors.js';
 import { Database } from '../../shared/infrastructure/database.js';
 import {

@@ -32,15 +32,14 @@ export const FINAL_RUN_JSON_WRITER = `FUNCTION orbit_write_execution_json() RETU
 
 /**
  * Makes `response_json` (see the ExecutionResponseJson migration) show `fields`: the whole of
- * ExecutionResponse, in its order. A migration that changes ExecutionResponse holds its full list
- * (the previous one with its change: a new field is one line) and calls this in `up`, and with
- * the previous list in `down` (after the FinalRunsResponseJson migration: replaceFinalRunsResponseJson). It replaces the composite type, orbit_execution_json and the
+ * ExecutionResponse, in its order. It replaces the composite type, orbit_execution_json and the
  * trigger that stores it, and empties the column by dropping and adding it again: both are
  * instant, where rewriting the JSON of every row would lock `executions` for about 90 s per
  * million. Each row's JSON is then made as it is read until its next change stores it.
  *
- * Migrations that landed run this as it is: never change what it does. A different SQL is a new
- * helper beside this one.
+ * Migrations hold their SQL literally, so that what ran on an installation never changes: this
+ * is what a migration that changes ExecutionResponse writes out (run it on a recording query
+ * runner), and what the response-JSON test checks the migrated database against.
  */
 export async function replaceExecutionResponseJson(db: QueryRunner, fields: readonly ResponseField[]): Promise<void> {
   await db.query(`DROP TRIGGER IF EXISTS executions_write_response_json ON executions`);
