@@ -14,6 +14,12 @@ const noTestImports = {
   regex: '^(\\.\\./)+test/',
   message: 'Production code must not depend on test/ (move the shared piece into src/).',
 };
+/** The one file that may import the migrations: their registry. */
+const MIGRATION_REGISTRY = 'src/postgres/data-source-options.ts';
+const noMigrationImports = {
+  regex: '^(\\.\\./)+migrations/',
+  message: `A migration records what already ran: nothing but its registry (${MIGRATION_REGISTRY}) imports it; a runtime expression that must match one is compared with the database in a test.`,
+};
 const noPersistenceOrProcesses = {
   regex: '^(typeorm|pg)(/|$)|^(node:)?child_process$',
   message: 'TypeORM, pg and child processes belong in infrastructure/ behind a port (an abstract class).',
@@ -49,17 +55,33 @@ const layers = [
   },
 ];
 const restrictImports = (patterns) => (patterns.length > 0 ? ['error', { patterns }] : 'off');
-const layerBoundaries = layers.flatMap(({ dir, patterns }) => [
+const layerBoundaries = [
+  ...layers.flatMap(({ dir, patterns }) => [
+    {
+      files: [`${dir}/*.ts`],
+      ignores: ['**/*.spec.ts', MIGRATION_REGISTRY],
+      rules: { 'no-restricted-imports': restrictImports([noTestImports, noMigrationImports, ...patterns]) },
+    },
+    {
+      files: [`${dir}/*.spec.ts`],
+      rules: { 'no-restricted-imports': restrictImports([noMigrationImports, ...patterns]) },
+    },
+  ]),
+  { files: [MIGRATION_REGISTRY], rules: { 'no-restricted-imports': restrictImports([noTestImports]) } },
   {
-    files: [`${dir}/*.ts`],
-    ignores: ['**/*.spec.ts'],
-    rules: { 'no-restricted-imports': restrictImports([noTestImports, ...patterns]) },
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: { 'no-restricted-imports': restrictImports([noMigrationImports]) },
   },
   {
-    files: [`${dir}/*.spec.ts`],
-    rules: { 'no-restricted-imports': restrictImports(patterns) },
+    // literal SQL only: what an installation ran must not change when a shared constant does
+    files: ['migrations/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrictImports([
+        { regex: '^(?!typeorm$)', message: 'A migration is self-contained: it imports nothing but typeorm.' },
+      ]),
+    },
   },
-]);
+];
 
 export default defineConfig([
   globalIgnores(['dist/', 'coverage/', '.orbit/', 'bench/results/', 'web/src/api/openapi.d.ts']),
