@@ -28,7 +28,7 @@ import {
 
 const JOBS = 100;
 const CONNECTIONS = 50;
-/** Issue 21, target 4: against the bare Node + pg reference of the same run, at 50 connections. */
+/** Against the bare Node + pg reference of the same run, at 50 connections. */
 const RATE_TARGET_SHARE = 0.9;
 const P99_TARGET_SHARE = 1.25;
 const SEED_CHUNK = 250_000;

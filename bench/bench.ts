@@ -8,7 +8,7 @@
  *   BENCH_ONLY=burst,latency,peers,schedule,herd,api,footprint,placement,alerts,dashboard,growth   the scenarios to run (default: all)
  *   BENCH_BURST=2000  BENCH_LATENCY_RUNS=200  BENCH_SCHEDULE_SECONDS=60  BENCH_HERD_JOBS=10000
  *   BENCH_API_ROWS=1000000  BENCH_API_SECONDS=10  BENCH_API_ROUNDS=2  BENCH_FOOTPRINT_SECONDS=30
- *   BENCH_DASHBOARD_JOBS=10000  BENCH_DASHBOARD_ROWS=1000000  BENCH_GROWTH_ROWS=5000000   (the issue's sizes)
+ *   BENCH_DASHBOARD_JOBS=10000  BENCH_DASHBOARD_ROWS=1000000  BENCH_GROWTH_ROWS=5000000   (the defaults)
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';

@@ -28,7 +28,7 @@ import {
   verdict,
 } from './support.js';
 
-/** Issue 21, target 2: the Orbit rate at these concurrencies is at least this share of bare Node's. */
+/** The Orbit rate at these concurrencies is at least this share of bare Node's. */
 const BURST_TARGET_RATIO: Record<string, number> = { burst_c8: 0.75, burst_c32: 0.9 };
 
 export interface BurstResult {

@@ -1,5 +1,5 @@
 /**
- * Issue 21, target 1: CPU time per execution, split by who spent it, read from /proc (Linux). A
+ * CPU time per execution, split by who spent it, read from /proc (Linux). A
  * process's `cutime`/`cstime` hold what its exited children spent, so a tree's time is its live
  * processes' own time plus what they reaped: a PostgreSQL backend that exits, or a command that a
  * spawner reaps, is counted once, in the span it ran. Peers are measured the same way.

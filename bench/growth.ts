@@ -1,5 +1,5 @@
 /**
- * Issue 21, target 5: the same measures with a long history in the table. Finished executions
+ * Growth: the same measures with a long history in the table. Finished executions
  * are seeded by SQL, each with the three events a real run leaves (queued, running, succeeded),
  * as retention keeps them in production (the events table grows with executions, three rows
  * each); then, with none, a fifth and all of BENCH_GROWTH_ROWS (1,000,000 and 5,000,000 by

@@ -1,5 +1,5 @@
 /**
- * Issues 7 and 21: the Postgres job queues beside Orbit, each at its best documented settings.
+ * Peers: the Postgres job queues beside Orbit, each at its best documented settings.
  * graphile-worker, pg-boss 10 and pg-boss 12 run Orbit's own workloads of targets 1 and 2 (a burst
  * of `true` at concurrency 8; jobs added 20 ms apart to an idle, warmed worker) on the run's
  * PostgreSQL, each worker in its own process (peer-graphile-worker.mjs, peer-pg-boss.mjs,
@@ -34,9 +34,9 @@ import {
 } from './support.js';
 
 const CONCURRENCY = 8;
-/** Issue 21, target 1: Orbit's CPU per execution beside the commands, at most this share of graphile-worker's. */
+/** Orbit's CPU per execution beside the commands, at most this share of graphile-worker's. */
 const CPU_TARGET_SHARE = 0.7;
-/** Issue 21, target 2: Orbit's c8 burst rate, at least this multiple of graphile-worker's. */
+/** Orbit's c8 burst rate, at least this multiple of graphile-worker's. */
 const RATE_TARGET_MULTIPLE = 1.3;
 /** The task (graphile-worker) or queue (pg-boss) name the peers run peer-handler.mjs for. */
 const TASK = 'bench-true';

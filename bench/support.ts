@@ -32,7 +32,7 @@ export const SCENARIOS = [
 ] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
-/** The sizes of one run: the issue's by default, smaller through BENCH_* for a quick check. */
+/** The sizes of one run: the full ones by default, smaller through BENCH_* for a quick check. */
 export interface Settings {
   only: ReadonlySet<Scenario>;
   burst: number;
@@ -82,7 +82,7 @@ export function readSettings(env: Env = process.env): Settings {
   };
 }
 
-/** `met`/`not met` against the issue's target; `info` for figures the issue asks to report only. */
+/** `met`/`not met` against the target; `info` for figures that are reported only. */
 export type Verdict = 'met' | 'not met' | 'info';
 
 export interface Row {
