@@ -4,6 +4,7 @@ import { AlertsModule } from './alerts/alerts.module.js';
 import { ApplyModule } from './apply/apply.module.js';
 import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
+import { BackgroundWork, backgroundModulesOf } from './background-work.js';
 import { AuthGuard } from './auth/http/auth.guard.js';
 import { RateLimitGuard } from './auth/http/rate-limit.guard.js';
 import { OrbitConfig } from './config/orbit-config.js';
@@ -13,7 +14,6 @@ import { ExecutionsModule } from './executions/executions.module.js';
 import { JobsModule } from './jobs/jobs.module.js';
 import { createRootLogger } from './observability/infrastructure/logging.js';
 import { ObservabilityModule } from './observability/observability.module.js';
-import { RuntimeModule } from './runtime/runtime.module.js';
 import { HttpErrorFilter } from './shared/http/http-error.filter.js';
 import { TimelineModule } from './timeline/timeline.module.js';
 import { WorkersModule } from './workers/workers.module.js';
@@ -35,9 +35,10 @@ export class AppModule {
         AlertsModule,
         ApplyModule,
         TimelineModule,
-        ...(config.role === 'api' ? [] : [RuntimeModule]),
+        ...backgroundModulesOf(config.role),
       ],
       providers: [
+        BackgroundWork,
         { provide: APP_FILTER, useClass: HttpErrorFilter },
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useExisting: AuthGuard },

@@ -4,8 +4,8 @@ import { ExecutionsModule } from '../executions/executions.module.js';
 import { JobAlertChannels } from '../jobs/application/job-alert-channels.js';
 import { JobsModule } from '../jobs/jobs.module.js';
 import { AlertConsumer } from './application/alert-consumer.js';
+import { AlertConsumerLoop } from './application/alert-consumer-loop.js';
 import { AlertDelivery } from './application/alert-delivery.js';
-import { AlertLoops } from './application/alert-loops.js';
 import { AlertPayloads } from './application/alert-payloads.js';
 import { AlertRetention } from './application/alert-retention.js';
 import { AlertSender, TargetPolicy } from './application/alert-sender.js';
@@ -19,15 +19,15 @@ import { DnsTargetPolicy } from './infrastructure/dns-target-policy.js';
 import { SqlChannelRepository } from './infrastructure/sql-channel.repository.js';
 import { SqlDeliveryRepository } from './infrastructure/sql-delivery.repository.js';
 
-/** Channels, the alerts consumer of the event stream, and the deliveries (sent on `all` and `worker` nodes). */
+/** Channels, the alerts consumer of the event stream, and the deliveries (sent on the roles background-work.ts names). */
 @Module({
   imports: [JobsModule, ExecutionsModule, EventsModule],
   controllers: [ChannelsController, DeliveriesController],
   providers: [
     ChannelsService,
     AlertConsumer,
+    AlertConsumerLoop,
     AlertDelivery,
-    AlertLoops,
     AlertPayloads,
     AlertRetention,
     { provide: ChannelRepository, useClass: SqlChannelRepository },

@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module.js';
 import { ExecutionsModule } from '../executions/executions.module.js';
 import { JobsModule } from '../jobs/jobs.module.js';
-import { Heartbeats } from '../observability/application/heartbeats.js';
 import { ChainConsumer } from './application/chain-consumer.js';
 import { ChainLoop } from './application/chain-loop.js';
 import { CommandRunner } from './application/command-runner.js';
@@ -15,7 +14,7 @@ import { WorkerService } from './application/worker.service.js';
 import { PgNotificationListener } from './infrastructure/pg-notification-listener.js';
 import { SpawnerCommandRunner } from './infrastructure/spawner-command-runner.js';
 
-/** Scheduler, worker, lease reaper, retention sweep and the late and long-running watch: loaded by the `all` and `worker` roles. */
+/** Scheduler, worker, lease reaper, placement and retention sweeps, the late and long-running watch and the chains consumer (the roles that load it: background-work.ts). */
 @Module({
   imports: [JobsModule, ExecutionsModule, EventsModule],
   providers: [
@@ -39,9 +38,4 @@ import { SpawnerCommandRunner } from './infrastructure/spawner-command-runner.js
     OverdueWatcherService,
   ],
 })
-export class RuntimeModule {
-  /** Readiness watches the worker loop on the nodes that run one (observability asks nothing of this module). */
-  constructor(heartbeats: Heartbeats, worker: WorkerService) {
-    heartbeats.register('worker', () => worker.lastLoopPassAt());
-  }
-}
+export class RuntimeModule {}

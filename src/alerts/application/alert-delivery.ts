@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { OrbitConfig } from '../../config/orbit-config.js';
+import { BackgroundLoop } from '../../shared/application/background-loop.js';
 import { Clock } from '../../shared/domain/clock.js';
 import {
   ATTEMPT_ERRORS,
@@ -17,10 +18,15 @@ const CLAIM_BATCH = 50;
 /** How long a claim holds a delivery: past the attempt's timeout, so that only a dead node loses it. */
 const CLAIM_LEASE_MS = 3 * ATTEMPT_TIMEOUT_MS;
 
-/** Sends due deliveries: any node may, each claims its own (SKIP LOCKED) and records every attempt. */
+/**
+ * Sends due deliveries: any node may, each claims its own (SKIP LOCKED) and records every attempt.
+ * Its loop passes when the consumer wrote deliveries, when the next attempt is due, and at least
+ * every poll interval; stopping it aborts the sends in flight.
+ */
 @Injectable()
 export class AlertDelivery {
   private readonly logger = new Logger(AlertDelivery.name);
+  readonly loop: BackgroundLoop;
 
   constructor(
     private readonly config: OrbitConfig,
@@ -28,7 +34,14 @@ export class AlertDelivery {
     private readonly deliveries: DeliveryRepository,
     private readonly channels: ChannelRepository,
     private readonly sender: AlertSender,
-  ) {}
+  ) {
+    this.loop = new BackgroundLoop(
+      'Alert delivery pass',
+      (signal) => this.pass(signal),
+      { pollMs: config.pollIntervalMs },
+      this.logger,
+    );
+  }
 
   /** One pass: claims what is due and sends it, all at once; answers when the next attempt is due. */
   async pass(signal: AbortSignal): Promise<Date | null> {

@@ -1,7 +1,7 @@
-import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import { JobsService } from '../../jobs/application/jobs.service.js';
-import { SweepSchedule } from '../../shared/application/sweep-schedule.js';
+import { BackgroundLoop, FIRST_SWEEP_AFTER_MS } from '../../shared/application/background-loop.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { DeliveryRepository } from './delivery.repository.js';
 
@@ -15,7 +15,7 @@ export interface AlertSweepResult {
 }
 
 /**
- * On the `all` and `worker` roles, with the executions' retention settings (ORBIT_RETENTION_DAYS,
+ * On the nodes that run background work, with the executions' retention settings (ORBIT_RETENTION_DAYS,
  * _BATCH_SIZE, _INTERVAL_SECONDS): deletes delivered and failed deliveries that finished more
  * than the days ago, with their attempts, batch by batch, each its own statement; PENDING ones
  * stay, whatever their age. A job state older than that goes when it says "not failing" (no
@@ -24,36 +24,31 @@ export interface AlertSweepResult {
  * the newest N per job that executions keep do not apply.
  */
 @Injectable()
-export class AlertRetention implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class AlertRetention {
   private readonly logger = new Logger(AlertRetention.name);
-  private readonly schedule = new SweepSchedule('Alert retention sweep', () => this.sweep(), this.logger);
+  readonly loop: BackgroundLoop;
 
   constructor(
     private readonly config: OrbitConfig,
     private readonly clock: Clock,
     private readonly deliveries: DeliveryRepository,
     private readonly jobs: JobsService,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    if (this.config.role === 'api') return;
-    this.schedule.start(this.config.retentionIntervalSeconds * 1000);
-  }
-
-  beforeApplicationShutdown(): Promise<void> {
-    return this.schedule.stop();
+  ) {
+    const everyMs = config.retentionIntervalSeconds * 1000;
+    const cadence = { everyMs, firstAfterMs: FIRST_SWEEP_AFTER_MS };
+    this.loop = new BackgroundLoop('Alert retention sweep', () => this.sweep(), cadence, this.logger);
   }
 
   async sweep(now: Date = this.clock.now()): Promise<AlertSweepResult> {
     const { retentionDays, retentionBatchSize } = this.config;
     const olderThan = new Date(now.getTime() - retentionDays * DAY_MS);
     const result: AlertSweepResult = { deliveries: 0, jobStates: 0 };
-    for (let count = retentionBatchSize; count === retentionBatchSize && !this.schedule.stopping;) {
+    for (let count = retentionBatchSize; count === retentionBatchSize && !this.loop.stopping;) {
       count = await this.deliveries.pruneFinished(olderThan, retentionBatchSize);
       result.deliveries += count;
     }
     let after: string | null = null;
-    while (!this.schedule.stopping) {
+    while (!this.loop.stopping) {
       const stale = await this.deliveries.staleJobStates(olderThan, after, retentionBatchSize);
       const live = await this.jobs.alertsOf(stale.filter((state) => state.failing).map((state) => state.jobId));
       const gone = stale.filter((state) => !state.failing || !live.has(state.jobId)).map((state) => state.jobId);

@@ -22,7 +22,7 @@ describe('LeaseKeeper', () => {
   let keeper: LeaseKeeper;
   const running = new Map([['e1', { hasExited: false, execution: { jobId: 'j1' } } as unknown as RunningCommand]]);
 
-  beforeEach(() => {
+  beforeEach(async () => {
     clock = new FakeClock(new Date('2026-12-01T10:00:00.000Z'));
     killed = [];
     renew = (ids) => Promise.resolve({ renewed: ids, held: [] });
@@ -32,7 +32,7 @@ describe('LeaseKeeper', () => {
     const logger = { warn: () => undefined } as unknown as Logger;
     keeper = new LeaseKeeper('w1', config, clock, repository, registry, runner, running, logger);
     keeper.start();
-    keeper.stop(); // beats are driven by hand
+    await keeper.stop(); // beats are driven by hand
   });
 
   it('a lease runs the lease length from the clock', () => {

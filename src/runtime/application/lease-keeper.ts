@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import { ExecutionRepository } from '../../executions/application/execution.repository.js';
+import { BackgroundLoop } from '../../shared/application/background-loop.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { WorkerRegistry } from '../../workers/application/worker-registry.js';
 import { CommandRunner } from './command-runner.js';
@@ -13,7 +14,7 @@ import type { RunningCommands } from './running-command.js';
  * then fails them and starts their retries, and the two must not overlap).
  */
 export class LeaseKeeper {
-  private timer: NodeJS.Timeout | undefined;
+  private readonly loop: BackgroundLoop;
   private lastRenewedAt = 0;
 
   constructor(
@@ -25,15 +26,18 @@ export class LeaseKeeper {
     private readonly runner: CommandRunner,
     private readonly running: RunningCommands,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    // a beat logs its own failures: it must go on to its kill check
+    this.loop = new BackgroundLoop('Heartbeat', () => this.beat(), { everyMs: config.heartbeatSeconds * 1000 }, logger);
+  }
 
   start(): void {
     this.lastRenewedAt = this.clock.now().getTime();
-    this.timer = setInterval(() => void this.beat(), this.config.heartbeatSeconds * 1000);
+    this.loop.start();
   }
 
-  stop(): void {
-    clearInterval(this.timer);
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** The lease a claim or a renewal at `now` gets. */

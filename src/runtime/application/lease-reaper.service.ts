@@ -1,48 +1,39 @@
-import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import { ExecutionMetrics } from '../../executions/application/execution-metrics.js';
 import { ExecutionRepository } from '../../executions/application/execution.repository.js';
 import { ExecutionsService } from '../../executions/application/executions.service.js';
+import { BackgroundLoop } from '../../shared/application/background-loop.js';
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { timedOut, workerLost } from './command-outcome.js';
-import { PlacementSweep } from './placement-sweep.js';
 
 const BATCH = 100;
+
+/** How often the lease reaper and the placement sweep pass: every heartbeat, at least every 5 s. */
+export function reaperIntervalMs(config: OrbitConfig): number {
+  return Math.min(config.heartbeatSeconds, 5) * 1000;
+}
 
 /**
  * On every node: fails RUNNING executions whose worker stopped renewing its lease, and those
  * an outside runner started and never finished within their timeout. The retry rule applies.
  */
 @Injectable()
-export class LeaseReaperService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class LeaseReaperService {
   private readonly logger = new Logger(LeaseReaperService.name);
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<unknown> = Promise.resolve();
+  readonly loop: BackgroundLoop;
 
   constructor(
-    private readonly config: OrbitConfig,
+    config: OrbitConfig,
     private readonly clock: Clock,
     private readonly transactions: TransactionRunner,
     private readonly executionRepository: ExecutionRepository,
     private readonly executions: ExecutionsService,
     private readonly metrics: ExecutionMetrics,
-    private readonly placement: PlacementSweep,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    const everyMs = Math.min(this.config.heartbeatSeconds, 5) * 1000;
-    this.timer = setInterval(() => {
-      this.sweeping = Promise.all([
-        this.sweep().catch((error: unknown) => this.logger.warn(`Lease sweep failed: ${String(error)}`)),
-        this.placement.sweep().catch((error: unknown) => this.logger.warn(`Placement sweep failed: ${String(error)}`)),
-      ]);
-    }, everyMs);
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.sweeping;
+  ) {
+    const cadence = { everyMs: reaperIntervalMs(config) };
+    this.loop = new BackgroundLoop('Lease sweep', () => this.sweep(), cadence, this.logger);
   }
 
   /** One sweep at `now`; returns how many executions it failed. */

@@ -1,4 +1,5 @@
 import { ExecutionOutputRepository } from '../../executions/application/execution-output.repository.js';
+import { BackgroundLoop, LoopLogger } from '../../shared/application/background-loop.js';
 import { Clock } from '../../shared/domain/clock.js';
 import type { RunningCommands } from './running-command.js';
 
@@ -6,20 +7,24 @@ const OUTPUT_FLUSH_MS = 1000;
 
 /** Stores what running commands printed since the last flush, in one statement a second. */
 export class OutputFlusher {
-  private timer: NodeJS.Timeout | undefined;
+  private readonly loop: BackgroundLoop;
 
   constructor(
     private readonly outputs: ExecutionOutputRepository,
     private readonly clock: Clock,
     private readonly running: RunningCommands,
-  ) {}
-
-  start(): void {
-    this.timer = setInterval(() => void this.flush(), OUTPUT_FLUSH_MS);
+    logger: LoopLogger,
+  ) {
+    // a failed flush marks its outputs dirty again, for the next one
+    this.loop = new BackgroundLoop('Output flush', () => this.flush(), { everyMs: OUTPUT_FLUSH_MS }, logger);
   }
 
-  stop(): void {
-    clearInterval(this.timer);
+  start(): void {
+    this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   async flush(): Promise<void> {

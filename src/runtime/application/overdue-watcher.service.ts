@@ -1,10 +1,11 @@
-import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import { EventLog } from '../../events/application/event-log.js';
 import { AppendedEvent } from '../../events/domain/orbit-event.js';
 import { ExecutionRepository, slotKey } from '../../executions/application/execution.repository.js';
 import { JobRepository } from '../../jobs/application/job.repository.js';
 import { dueLateSlots } from '../../jobs/domain/late-watch.js';
+import { BackgroundLoop } from '../../shared/application/background-loop.js';
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
 import { Clock } from '../../shared/domain/clock.js';
 
@@ -28,27 +29,20 @@ export interface OverdueSweep {
  * LOCKED) and every slot and run is told once, whatever crashes.
  */
 @Injectable()
-export class OverdueWatcherService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class OverdueWatcherService {
   private readonly logger = new Logger(OverdueWatcherService.name);
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<unknown> | undefined;
+  readonly loop: BackgroundLoop;
 
   constructor(
-    private readonly config: OrbitConfig,
+    config: OrbitConfig,
     private readonly clock: Clock,
     private readonly transactions: TransactionRunner,
     private readonly jobs: JobRepository,
     private readonly executions: ExecutionRepository,
     private readonly events: EventLog,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => this.tick(), this.config.pollIntervalMs);
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.sweeping;
+  ) {
+    const cadence = { everyMs: config.pollIntervalMs };
+    this.loop = new BackgroundLoop('Overdue watch', () => this.sweep(), cadence, this.logger);
   }
 
   /** One sweep at `now`: batch after batch until one is not full. */
@@ -105,15 +99,5 @@ export class OverdueWatcherService implements OnApplicationBootstrap, BeforeAppl
       );
       return runs.length;
     });
-  }
-
-  /** A timer's sweep, unless the previous one still runs. */
-  private tick(): void {
-    if (this.sweeping) return;
-    this.sweeping = this.sweep()
-      .catch((error: unknown) => this.logger.warn(`Overdue watch failed: ${String(error)}`))
-      .finally(() => {
-        this.sweeping = undefined;
-      });
   }
 }

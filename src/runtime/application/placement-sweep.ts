@@ -3,10 +3,12 @@ import { OrbitConfig } from '../../config/orbit-config.js';
 import { ExecutionRepository } from '../../executions/application/execution.repository.js';
 import { ExecutionsService } from '../../executions/application/executions.service.js';
 import { ExecutionChange } from '../../executions/domain/execution.js';
+import { BackgroundLoop } from '../../shared/application/background-loop.js';
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { WorkerRegistry } from '../../workers/application/worker-registry.js';
 import { NO_EXIT_CODE } from './command-outcome.js';
+import { reaperIntervalMs } from './lease-reaper.service.js';
 
 const BATCH = 100;
 
@@ -18,13 +20,14 @@ function pinnedWorkerGone(workerId: string): ExecutionChange {
 }
 
 /**
- * On every node, beside the lease reaper: says on each queued run that no live worker can take
- * why (`waitingFor`), and fails the runs pinned to a worker that stopped being alive (a lease
- * without a heartbeat, or stopped) before they started.
+ * On every node with the runtime, as often as the lease reaper: says on each queued run that no
+ * live worker can take why (`waitingFor`), and fails the runs pinned to a worker that stopped
+ * being alive (a lease without a heartbeat, or stopped) before they started.
  */
 @Injectable()
 export class PlacementSweep {
   private readonly logger = new Logger(PlacementSweep.name);
+  readonly loop: BackgroundLoop;
 
   constructor(
     private readonly config: OrbitConfig,
@@ -33,7 +36,10 @@ export class PlacementSweep {
     private readonly executionRepository: ExecutionRepository,
     private readonly executions: ExecutionsService,
     private readonly workers: WorkerRegistry,
-  ) {}
+  ) {
+    const cadence = { everyMs: reaperIntervalMs(config) };
+    this.loop = new BackgroundLoop('Placement sweep', () => this.sweep(), cadence, this.logger);
+  }
 
   /** One sweep at `now`; answers how many pinned runs it failed. */
   async sweep(now: Date = this.clock.now()): Promise<number> {

@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
-import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import { EventRetention } from '../../events/application/event-retention.js';
 import { ExecutionRetentionRepository } from '../../executions/application/execution-retention.repository.js';
-import { SweepSchedule } from '../../shared/application/sweep-schedule.js';
+import { BackgroundLoop, FIRST_SWEEP_AFTER_MS } from '../../shared/application/background-loop.js';
 import { Clock } from '../../shared/domain/clock.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -29,23 +29,19 @@ export interface SweepResult {
  * Several nodes may sweep at once: a batch skips the rows another one holds.
  */
 @Injectable()
-export class RetentionService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class RetentionService {
   private readonly logger = new Logger(RetentionService.name);
-  private readonly schedule = new SweepSchedule('Retention sweep', () => this.sweep(), this.logger);
+  readonly loop: BackgroundLoop;
 
   constructor(
     private readonly config: OrbitConfig,
     private readonly clock: Clock,
     private readonly retention: ExecutionRetentionRepository,
     private readonly events: EventRetention,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.schedule.start(this.config.retentionIntervalSeconds * 1000);
-  }
-
-  beforeApplicationShutdown(): Promise<void> {
-    return this.schedule.stop();
+  ) {
+    const everyMs = config.retentionIntervalSeconds * 1000;
+    const cadence = { everyMs, firstAfterMs: FIRST_SWEEP_AFTER_MS };
+    this.loop = new BackgroundLoop('Retention sweep', () => this.sweep(), cadence, this.logger);
   }
 
   /**
@@ -63,10 +59,10 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
       const count = await this.retention.pruneBatch(olderThan, retentionKeepPerJob, retentionBatchSize);
       deleted += count;
       batches++;
-      if (count < retentionBatchSize || this.schedule.stopping) break;
+      if (count < retentionBatchSize || this.loop.stopping) break;
     }
     let jobEvents = 0;
-    while (!this.schedule.stopping) {
+    while (!this.loop.stopping) {
       const count = await this.events.pruneJobEvents(olderThan, retentionBatchSize);
       jobEvents += count;
       if (count < retentionBatchSize) break;
@@ -79,6 +75,4 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
     else this.logger.debug(`Retention: ${figures}`);
     return { deleted, batches, jobEvents, ms };
   }
-
-  /** A timer's sweep, unless the previous one still runs. */
 }

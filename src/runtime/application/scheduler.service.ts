@@ -1,4 +1,4 @@
-import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import { ExecutionMetrics } from '../../executions/application/execution-metrics.js';
 import { ExecutionRepository } from '../../executions/application/execution.repository.js';
@@ -9,9 +9,9 @@ import { AppendedEvent } from '../../events/domain/orbit-event.js';
 import { JobRepository } from '../../jobs/application/job.repository.js';
 import { FirePlan, Job } from '../../jobs/domain/job.js';
 import { defaultValuesOf } from '../../jobs/domain/job-parameters.js';
+import { BackgroundLoop, Wakeable } from '../../shared/application/background-loop.js';
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
 import { Clock } from '../../shared/domain/clock.js';
-import { Wakeable, WakeLoop } from './wake-loop.js';
 
 /**
  * Jobs handled per transaction; a larger backlog takes several passes. A pass costs three
@@ -35,9 +35,10 @@ export interface PassResult {
  * makes a second fire of one slot impossible, whatever the timing.
  */
 @Injectable()
-export class SchedulerService implements OnApplicationBootstrap, BeforeApplicationShutdown, Wakeable {
+export class SchedulerService implements Wakeable {
   private readonly logger = new Logger(SchedulerService.name);
-  private readonly loop: WakeLoop;
+  /** Woken when jobs change; otherwise it sleeps until the next slot falls due, at most a poll interval. */
+  readonly loop: BackgroundLoop;
 
   constructor(
     private readonly config: OrbitConfig,
@@ -49,15 +50,12 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     private readonly metrics: ExecutionMetrics,
     private readonly events: EventLog,
   ) {
-    this.loop = new WakeLoop('scheduler', () => this.passes(), config.pollIntervalMs, this.logger);
-  }
-
-  onApplicationBootstrap(): void {
-    this.loop.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.loop.stop();
+    this.loop = new BackgroundLoop(
+      'scheduler pass',
+      () => this.passes(),
+      { pollMs: config.pollIntervalMs },
+      this.logger,
+    );
   }
 
   wake(): void {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import {
   ExecutionOutput,
@@ -10,6 +10,7 @@ import { ExecutionMetrics } from '../../executions/application/execution-metrics
 import { ClaimingWorker, ExecutionRepository } from '../../executions/application/execution.repository.js';
 import { ExecutionsService } from '../../executions/application/executions.service.js';
 import { Execution, ExecutionChange } from '../../executions/domain/execution.js';
+import { BackgroundLoop, BackgroundService, Wakeable } from '../../shared/application/background-loop.js';
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { ORBIT_VERSION } from '../../shared/orbit-version.js';
@@ -22,7 +23,6 @@ import { CommandOutcome, CommandRunner } from './command-runner.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { OutputFlusher } from './output-flusher.js';
 import { RunningCommand } from './running-command.js';
-import { Wakeable, WakeLoop } from './wake-loop.js';
 
 /** What one cycle asked for (its free slots) and locked. */
 interface Claim {
@@ -43,7 +43,7 @@ interface Finished {
  * (cancelled, reaped, or the database unreachable for a whole lease) is stopped.
  */
 @Injectable()
-export class WorkerService implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, Wakeable {
+export class WorkerService implements OnModuleInit, BackgroundService, Wakeable {
   readonly id = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   /** What its claims ask for: runs whose selector its labels satisfy (host=<hostname> unless the labels say otherwise). */
   private readonly claimant: ClaimingWorker;
@@ -60,7 +60,7 @@ export class WorkerService implements OnModuleInit, OnApplicationBootstrap, Befo
   private claimTurn: Promise<void> = Promise.resolve();
   /** A wake for ended commands waits for the end of this turn (see wakeAtTurnEnd). */
   private wakeQueued = false;
-  private readonly loop: WakeLoop;
+  private readonly loop: BackgroundLoop;
   private readonly leases: LeaseKeeper;
   private readonly outputFlusher: OutputFlusher;
 
@@ -78,7 +78,8 @@ export class WorkerService implements OnModuleInit, OnApplicationBootstrap, Befo
     // a label that breaks the rules stops the node at start, naming ORBIT_WORKER_LABELS
     const labels = parseLabels(config.workerLabels, 'ORBIT_WORKER_LABELS');
     this.claimant = { id: this.id, labels: { host: hostname(), ...labels } };
-    this.loop = new WakeLoop('worker', () => this.cycle(), config.pollIntervalMs, this.logger, 2);
+    const cadence = { pollMs: config.pollIntervalMs, lanes: 2 };
+    this.loop = new BackgroundLoop('worker pass', () => this.cycle(), cadence, this.logger);
     this.leases = new LeaseKeeper(
       this.id,
       config,
@@ -89,7 +90,7 @@ export class WorkerService implements OnModuleInit, OnApplicationBootstrap, Befo
       this.running,
       this.logger,
     );
-    this.outputFlusher = new OutputFlusher(outputs, clock, this.running);
+    this.outputFlusher = new OutputFlusher(outputs, clock, this.running, this.logger);
   }
 
   /** Before any loop of the node starts: a command user or a work dir that cannot serve stops the start. */
@@ -97,7 +98,8 @@ export class WorkerService implements OnModuleInit, OnApplicationBootstrap, Befo
     return this.runner.prepare(this.config.workDir);
   }
 
-  async onApplicationBootstrap(): Promise<void> {
+  /** Registers the worker, then starts its leases, its output flushes and its claim loop. */
+  async start(): Promise<void> {
     const now = this.clock.now();
     await this.registry.register({
       id: this.id,
@@ -118,8 +120,8 @@ export class WorkerService implements OnModuleInit, OnApplicationBootstrap, Befo
   }
 
   /** When the claim loop last completed a pass (Date.now()), for the readiness check. */
-  lastLoopPassAt(): number | undefined {
-    return this.loop.lastPassAt;
+  lastPassAt(): number | undefined {
+    return this.loop.lastPassAt();
   }
 
   /** New work was queued: claimed beside a cycle in flight, when there is a free slot for it. */
@@ -136,7 +138,7 @@ export class WorkerService implements OnModuleInit, OnApplicationBootstrap, Befo
   }
 
   /** Stop claiming; give running commands the grace to finish; stop and fail the rest, so they retry. */
-  async beforeApplicationShutdown(): Promise<void> {
+  async stop(): Promise<void> {
     this.draining = true;
     const graceSeconds = this.config.shutdownGraceSeconds;
     const live = [...this.running.values()].filter((run) => !run.hasExited);
@@ -155,8 +157,7 @@ export class WorkerService implements OnModuleInit, OnApplicationBootstrap, Befo
     const recorded = Promise.all([...this.running.values()].map((run) => run.recorded));
     await Promise.race([recorded, sleep(this.config.leaseSeconds * 1000)]);
     await this.loop.stop();
-    this.leases.stop();
-    this.outputFlusher.stop();
+    await Promise.all([this.leases.stop(), this.outputFlusher.stop()]);
     await this.runner.close();
     await this.registry.stopped(this.id, this.clock.now()).catch(() => undefined);
   }

@@ -1,0 +1,37 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { OrbitConfig } from '../../config/orbit-config.js';
+import { EventConsumerLoop } from '../../events/application/event-consumer-loop.js';
+import { EventConsumers } from '../../events/application/event-consumers.js';
+import { EventWakeups } from '../../events/application/event-wakeups.js';
+import { AlertConsumer, ALERTS_CONSUMER } from './alert-consumer.js';
+import { AlertDelivery } from './alert-delivery.js';
+import { ChannelRepository } from './channel.repository.js';
+
+/**
+ * The alerts consumer of the event stream (events → deliveries), on the nodes that run Orbit's
+ * background work. Without any channel it reads nothing and opens no LISTEN connection: one
+ * look at `channels` per poll interval is the whole cost of alerts then (a channel ignores
+ * what came before it). The cursor lock makes the consumers of all nodes take turns; what a
+ * batch wrote this node sends at once, once it committed.
+ */
+@Injectable()
+export class AlertConsumerLoop extends EventConsumerLoop {
+  constructor(
+    config: OrbitConfig,
+    consumers: EventConsumers,
+    wakeups: EventWakeups,
+    consumer: AlertConsumer,
+    delivery: AlertDelivery,
+    channels: ChannelRepository,
+  ) {
+    super(consumers, wakeups, {
+      consumer: ALERTS_CONSUMER,
+      label: 'Alerts consumer pass',
+      handle: (events) => consumer.handle(events),
+      committed: () => delivery.loop.wake(),
+      reads: () => channels.any(),
+      pollMs: config.pollIntervalMs,
+      logger: new Logger(AlertConsumerLoop.name),
+    });
+  }
+}
