@@ -1,8 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import type pg from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { TransactionRunner } from '../application/transaction-runner.js';
+import { pgClient, pgPool } from './typeorm-pg.js';
 
 const current = new AsyncLocalStorage<EntityManager>();
 
@@ -34,16 +36,10 @@ export class Database extends TransactionRunner {
    */
   async rows<T>(sql: string, params: unknown[] = []): Promise<T[]> {
     const query = { name: statementName(sql), text: sql, values: params };
+    // outside a transaction, the statement borrows a connection of the pool for itself alone
     const joined = current.getStore()?.queryRunner;
-    const client = joined ? ((await joined.connect()) as PgQueryable) : this.pool();
-    return (await client.query<T>(query)).rows;
-  }
-
-  /** TypeORM's pg pool: a statement outside a transaction borrows a connection for itself alone. */
-  private pool(): PgQueryable {
-    const pool = (this.dataSource.driver as unknown as { master?: PgQueryable }).master;
-    if (!pool) throw new Error('The database connection is closed');
-    return pool;
+    const client = joined ? await pgClient(joined) : pgPool(this.dataSource);
+    return (await client.query<T & pg.QueryResultRow>(query)).rows;
   }
 
   /** The connection string, for a connection of its own (LISTEN). */
@@ -54,11 +50,6 @@ export class Database extends TransactionRunner {
   inTransaction(): boolean {
     return current.getStore() !== undefined;
   }
-}
-
-/** A pg client or pool. */
-interface PgQueryable {
-  query<T>(query: { name: string; text: string; values: unknown[] }): Promise<{ rows: T[] }>;
 }
 
 const statementNames = new Map<string, string>();
