@@ -9,8 +9,8 @@ import { pgClient, pgPool } from './typeorm-pg.js';
 const current = new AsyncLocalStorage<EntityManager>();
 
 /**
- * Gives repositories the entity manager of the transaction they run in, if any. Nested
- * `run` calls join the outer transaction.
+ * Runs repositories' SQL in the transaction they run in, if any (TypeORM holds the connection
+ * and the transaction; nothing else of it is used). Nested `run` calls join the outer transaction.
  */
 @Injectable()
 export class Database extends TransactionRunner {
@@ -21,10 +21,6 @@ export class Database extends TransactionRunner {
   run<T>(work: () => Promise<T>): Promise<T> {
     if (current.getStore()) return work();
     return this.dataSource.transaction((manager) => current.run(manager, work));
-  }
-
-  manager(): EntityManager {
-    return current.getStore() ?? this.dataSource.manager;
   }
 
   /**
