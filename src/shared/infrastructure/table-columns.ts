@@ -1,5 +1,5 @@
 /** A column's PostgreSQL type, as an `unnest` batch casts its array parameter. */
-export type ColumnType = 'uuid' | 'text' | 'integer' | 'smallint' | 'boolean' | 'timestamptz' | 'jsonb';
+export type ColumnType = 'uuid' | 'text' | 'text[]' | 'integer' | 'smallint' | 'boolean' | 'timestamptz' | 'jsonb';
 
 export interface ColumnSpec {
   type: ColumnType;
