@@ -1,5 +1,6 @@
 /** A column's PostgreSQL type, as an `unnest` batch casts its array parameter. */
-export type ColumnType = 'uuid' | 'text' | 'text[]' | 'integer' | 'smallint' | 'boolean' | 'timestamptz' | 'jsonb';
+export type ColumnType =
+  'uuid' | 'text' | 'text[]' | 'integer' | 'smallint' | 'bigint' | 'boolean' | 'timestamptz' | 'jsonb';
 
 export interface ColumnSpec {
   type: ColumnType;
@@ -71,7 +72,7 @@ export class TableColumns<R extends object> {
   }
 
   /** The parameters of `placeholders(fields)` or `assignments(fields)` for one row. */
-  params(row: Readonly<Pick<R, Field<R>>>, fields: readonly Field<R>[] = this.fields): unknown[] {
+  params<K extends Field<R>>(row: Readonly<Pick<R, K>>, fields: readonly K[] = this.fields as K[]): unknown[] {
     return fields.map((field) => this.param(field, row[field]));
   }
 
@@ -81,7 +82,10 @@ export class TableColumns<R extends object> {
   }
 
   /** The parameters of `arrays(fields)`: for each field, the values of every row in order. */
-  values(rows: readonly Readonly<Pick<R, Field<R>>>[], fields: readonly Field<R>[] = this.fields): unknown[][] {
+  values<K extends Field<R>>(
+    rows: readonly Readonly<Pick<R, K>>[],
+    fields: readonly K[] = this.fields as K[],
+  ): unknown[][] {
     return fields.map((field) => rows.map((row) => this.param(field, row[field])));
   }
 
