@@ -1,11 +1,7 @@
 import { JobRepository } from '../src/jobs/application/job.repository.js';
 import { Job } from '../src/jobs/domain/job.js';
 import { JobTriggerInput } from '../src/jobs/domain/job-triggers.js';
-import {
-  DUE_LATE_WATCHES,
-  EARLIEST_NEXT_RUN,
-  TRIGGERED_AFTER,
-} from '../src/jobs/infrastructure/typeorm-job.repository.js';
+import { DUE_LATE_WATCHES, EARLIEST_NEXT_RUN, TRIGGERED_AFTER } from '../src/jobs/infrastructure/sql-job.repository.js';
 import { FakeClock } from './support/fake-clock.js';
 import { planCost } from './support/plan-cost.js';
 import { createTestApp, TestApp } from './support/test-app.js';

@@ -7,7 +7,7 @@ import { JobRemovalGuards } from './application/job-removal-guard.js';
 import { JobsService } from './application/jobs.service.js';
 import { SchedulesController } from './http/schedules.controller.js';
 import { SqlConcurrencyGroupRepository } from './infrastructure/sql-concurrency-group.repository.js';
-import { TypeOrmJobRepository } from './infrastructure/typeorm-job.repository.js';
+import { SqlJobRepository } from './infrastructure/sql-job.repository.js';
 
 /** Jobs and their rules, and /schedules. The /jobs routes are served by the executions module (see JobsController). */
 @Module({
@@ -16,7 +16,7 @@ import { TypeOrmJobRepository } from './infrastructure/typeorm-job.repository.js
     JobsService,
     JobRemovalGuards,
     JobAlertChannels,
-    { provide: JobRepository, useClass: TypeOrmJobRepository },
+    { provide: JobRepository, useClass: SqlJobRepository },
     ConcurrencyGroupsService,
     { provide: ConcurrencyGroupRepository, useClass: SqlConcurrencyGroupRepository },
   ],

@@ -18,9 +18,7 @@ import { ClaimByIndex1765756800000 } from '../../migrations/1765756800000-ClaimB
 import { JobsPartialIndexes1765843200000 } from '../../migrations/1765843200000-JobsPartialIndexes.js';
 import { SaveByFunction1765929600000 } from '../../migrations/1765929600000-SaveByFunction.js';
 import { QueueVacuum1766016000000 } from '../../migrations/1766016000000-QueueVacuum.js';
-import { JobOrmEntity } from '../jobs/infrastructure/job.orm-entity.js';
 
-export const ENTITIES = [JobOrmEntity];
 export const MIGRATIONS = [
   InitialSchema1764460800000,
   ExecutionTransitionGuard1764547200000,
@@ -47,7 +45,8 @@ export function dataSourceOptions(url: string, poolSize: number): DataSourceOpti
   return {
     type: 'postgres',
     url,
-    entities: ENTITIES,
+    // no entities: repositories write SQL through their column registries (TableColumns)
+    entities: [],
     migrations: MIGRATIONS,
     migrationsTransactionMode: 'all',
     synchronize: false,

@@ -2,23 +2,19 @@ import { Injectable } from '@nestjs/common';
 import { Page, PageRequest, toPage } from '../../shared/application/page.js';
 import { ConflictError, StaleWriteError } from '../../shared/domain/domain-errors.js';
 import { Database, uniqueViolation } from '../../shared/infrastructure/database.js';
-import type { AlertEvent } from '../../jobs/domain/job-alerts.js';
 import { ChannelRepository } from '../application/channel.repository.js';
-import { Channel, ChannelSettings } from '../domain/channel.js';
+import { Channel, ChannelProps } from '../domain/channel.js';
+import { CHANNEL_COLUMNS } from './channel.columns.js';
 
-const COLUMNS = `id, name, settings, all_jobs_on AS "allJobsOn", created_at AS "createdAt", updated_at AS "updatedAt", version`;
+const COLUMNS = CHANNEL_COLUMNS.select();
+const INSERT = `INSERT INTO channels (${CHANNEL_COLUMNS.names()}, type)
+  VALUES (${CHANNEL_COLUMNS.placeholders()}, $${CHANNEL_COLUMNS.fields.length + 1})`;
+/** What an update writes: the settings, with the version moving on by one. */
+const UPDATED = ['name', 'settings', 'allJobsOn', 'updatedAt'] as const;
+const UPDATE = `UPDATE channels SET ${CHANNEL_COLUMNS.assignments(UPDATED, 3)}, version = version + 1
+  WHERE id = $1 AND version = $2 RETURNING id`;
 
-interface ChannelRow {
-  id: string;
-  name: string;
-  settings: ChannelSettings;
-  allJobsOn: AlertEvent[] | null;
-  createdAt: Date;
-  updatedAt: Date;
-  version: number;
-}
-
-const toChannel = (row: ChannelRow) => Channel.restore(row);
+const toChannel = (row: ChannelProps) => Channel.restore(row);
 
 @Injectable()
 export class SqlChannelRepository extends ChannelRepository {
@@ -28,23 +24,13 @@ export class SqlChannelRepository extends ChannelRepository {
 
   async insert(channel: Channel): Promise<void> {
     const c = channel.toProps();
-    await this.guardName(channel, () =>
-      this.db.rows(
-        `INSERT INTO channels (id, name, type, settings, all_jobs_on, created_at, updated_at, version)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [c.id, c.name, c.settings.type, c.settings, c.allJobsOn, c.createdAt, c.updatedAt, c.version],
-      ),
-    );
+    await this.guardName(channel, () => this.db.rows(INSERT, [...CHANNEL_COLUMNS.params(c), c.settings.type]));
   }
 
   async update(channel: Channel): Promise<void> {
     const c = channel.toProps();
     const rows = await this.guardName(channel, () =>
-      this.db.rows(
-        `UPDATE channels SET name = $3, settings = $4, all_jobs_on = $5, updated_at = $6, version = version + 1
-          WHERE id = $1 AND version = $2 RETURNING id`,
-        [c.id, c.version, c.name, c.settings, c.allJobsOn, c.updatedAt],
-      ),
+      this.db.rows(UPDATE, [c.id, c.version, ...CHANNEL_COLUMNS.params(c, UPDATED)]),
     );
     if (rows.length !== 1) throw new StaleWriteError(`Channel ${c.id} was changed by someone else; read it again`);
     channel.persisted();
@@ -61,12 +47,12 @@ export class SqlChannelRepository extends ChannelRepository {
 
   async findById(id: string, lock = false): Promise<Channel | null> {
     const forUpdate = lock && this.db.inTransaction() ? ' FOR UPDATE' : '';
-    const [row] = await this.db.rows<ChannelRow>(`SELECT ${COLUMNS} FROM channels WHERE id = $1${forUpdate}`, [id]);
+    const [row] = await this.db.rows<ChannelProps>(`SELECT ${COLUMNS} FROM channels WHERE id = $1${forUpdate}`, [id]);
     return row ? toChannel(row) : null;
   }
 
   async list(page: PageRequest): Promise<Page<Channel>> {
-    const rows = await this.db.rows<ChannelRow>(
+    const rows = await this.db.rows<ChannelProps>(
       `SELECT ${COLUMNS} FROM channels
         WHERE $1::timestamptz IS NULL OR (created_at, id) < ($1, $2::uuid)
         ORDER BY created_at DESC, id DESC LIMIT $3`,
@@ -76,7 +62,7 @@ export class SqlChannelRepository extends ChannelRepository {
   }
 
   async all(): Promise<Channel[]> {
-    return (await this.db.rows<ChannelRow>(`SELECT ${COLUMNS} FROM channels ORDER BY name`)).map(toChannel);
+    return (await this.db.rows<ChannelProps>(`SELECT ${COLUMNS} FROM channels ORDER BY name`)).map(toChannel);
   }
 
   async any(): Promise<boolean> {

@@ -9,13 +9,15 @@ import {
   NewDelivery,
 } from '../application/delivery.repository.js';
 import { AttemptOutcome, ClaimedDelivery, DeliveryAttempt } from '../domain/delivery.js';
+import { ALERT_JOB_STATE_COLUMNS } from './alert-job-state.columns.js';
+import { DELIVERY_ATTEMPT_COLUMNS, DELIVERY_COLUMNS, DeliveryRow } from './delivery.columns.js';
 
 /** The claim: the attempt counter moves on and the next attempt past the lease, in one statement. */
 const CLAIM = (which: string) => `
   UPDATE deliveries d SET attempts = d.attempts + 1, next_attempt_at = $2::timestamptz + $3 * interval '1 millisecond'
     FROM (SELECT id FROM deliveries WHERE status = 'PENDING' AND ${which} FOR UPDATE SKIP LOCKED) due
    WHERE d.id = due.id
-  RETURNING d.id, d.channel_id AS "channelId", d.event, d.payload, d.attempts AS attempt, d.give_up_at AS "giveUpAt"`;
+  RETURNING ${DELIVERY_COLUMNS.select(['id', 'channelId', 'event', 'payload', 'giveUpAt'], 'd')}, d.attempts AS attempt`;
 const CLAIM_DUE = CLAIM(`next_attempt_at <= $2 ORDER BY next_attempt_at LIMIT $1`);
 const CLAIM_ONE = CLAIM(`id = $1`);
 
@@ -27,6 +29,19 @@ const VIEW = `
                     'smtpResponse', a.smtp_response, 'error', a.error, 'latencyMs', a.latency_ms) ORDER BY a.attempt)
                      FROM delivery_attempts a WHERE a.delivery_id = d.id), '[]') AS attempts
     FROM deliveries d JOIN channels c ON c.id = d.channel_id`;
+
+/** What a new delivery writes: the rest (its attempts, its end) starts at the columns' defaults. */
+const INSERTED = DELIVERY_COLUMNS.fields.filter((field) => field !== 'attempts' && field !== 'finishedAt');
+const INSERT = `INSERT INTO deliveries (${DELIVERY_COLUMNS.names(INSERTED)})
+  SELECT * FROM unnest(${DELIVERY_COLUMNS.arrays(INSERTED)})
+  ON CONFLICT (event_seq, channel_id) DO NOTHING`;
+
+const INSERT_ATTEMPT = `${DELIVERY_ATTEMPT_COLUMNS.insert()} ON CONFLICT DO NOTHING`;
+
+const JOB_STATES = ALERT_JOB_STATE_COLUMNS.select(['jobId', 'failing']);
+const SAVE_JOB_STATES = `INSERT INTO alert_job_states (${ALERT_JOB_STATE_COLUMNS.names()})
+  SELECT * FROM unnest(${ALERT_JOB_STATE_COLUMNS.arrays()})
+  ON CONFLICT (job_id) DO UPDATE SET failing = excluded.failing, updated_at = excluded.updated_at`;
 
 type ViewRow = Omit<DeliveryView, 'attempts'> & {
   attempts: Array<Omit<DeliveryAttempt, 'at' | 'ok'> & { at: string }>;
@@ -49,27 +64,13 @@ export class SqlDeliveryRepository extends DeliveryRepository {
 
   async insertAll(deliveries: readonly NewDelivery[]): Promise<void> {
     if (deliveries.length === 0) return;
-    await this.db.rows(
-      `INSERT INTO deliveries (id, channel_id, event_seq, event, job_id, execution_id, payload, status,
-                               next_attempt_at, give_up_at, created_at)
-       SELECT v.id, v.channel_id, v.event_seq, v.event, v.job_id, v.execution_id, v.payload, 'PENDING',
-              v.created_at, v.give_up_at, v.created_at
-         FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::uuid[], $6::uuid[], $7::jsonb[],
-                     $8::timestamptz[], $9::timestamptz[])
-           AS v (id, channel_id, event_seq, event, job_id, execution_id, payload, give_up_at, created_at)
-       ON CONFLICT (event_seq, channel_id) DO NOTHING`,
-      [
-        deliveries.map((d) => d.id),
-        deliveries.map((d) => d.channelId),
-        deliveries.map((d) => d.eventSeq),
-        deliveries.map((d) => d.event),
-        deliveries.map((d) => d.jobId),
-        deliveries.map((d) => d.executionId),
-        deliveries.map((d) => JSON.stringify(d.payload)),
-        deliveries.map((d) => d.giveUpAt),
-        deliveries.map((d) => d.createdAt),
-      ],
-    );
+    // due at once
+    const rows = deliveries.map((d): Omit<DeliveryRow, 'attempts' | 'finishedAt'> => ({
+      ...d,
+      status: 'PENDING',
+      nextAttemptAt: d.createdAt,
+    }));
+    await this.db.rows(INSERT, DELIVERY_COLUMNS.values(rows, INSERTED));
   }
 
   claimDue(now: Date, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
@@ -89,9 +90,8 @@ export class SqlDeliveryRepository extends DeliveryRepository {
   ): Promise<void> {
     await this.db.run(async () => {
       await this.db.rows(
-        `INSERT INTO delivery_attempts (delivery_id, attempt, at, http_status, smtp_response, error, latency_ms)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
-        [delivery.id, delivery.attempt, at, outcome.httpStatus, outcome.smtpResponse, outcome.error, outcome.latencyMs],
+        INSERT_ATTEMPT,
+        DELIVERY_ATTEMPT_COLUMNS.params({ ...outcome, deliveryId: delivery.id, attempt: delivery.attempt, at }),
       );
       // another node claimed it since (this one was too slow): its attempt decides
       await this.db.rows(
@@ -136,7 +136,7 @@ export class SqlDeliveryRepository extends DeliveryRepository {
 
   async failingStates(jobIds: readonly string[]): Promise<Map<string, boolean>> {
     const rows = await this.db.rows<{ jobId: string; failing: boolean }>(
-      `SELECT job_id AS "jobId", failing FROM alert_job_states WHERE job_id = ANY ($1::uuid[])`,
+      `SELECT ${JOB_STATES} FROM alert_job_states WHERE job_id = ANY ($1::uuid[])`,
       [jobIds],
     );
     return new Map(rows.map((row) => [row.jobId, row.failing]));
@@ -160,7 +160,7 @@ export class SqlDeliveryRepository extends DeliveryRepository {
     limit: number,
   ): Promise<{ jobId: string; failing: boolean }[]> {
     return this.db.rows(
-      `SELECT job_id AS "jobId", failing FROM alert_job_states
+      `SELECT ${JOB_STATES} FROM alert_job_states
         WHERE updated_at < $1 AND ($2::uuid IS NULL OR job_id > $2::uuid)
         ORDER BY job_id LIMIT $3`,
       [olderThan, afterJobId, Math.floor(limit)],
@@ -178,11 +178,7 @@ export class SqlDeliveryRepository extends DeliveryRepository {
 
   async saveFailingStates(states: ReadonlyMap<string, boolean>, now: Date): Promise<void> {
     if (states.size === 0) return;
-    await this.db.rows(
-      `INSERT INTO alert_job_states (job_id, failing, updated_at)
-       SELECT v.job_id, v.failing, $3 FROM unnest($1::uuid[], $2::boolean[]) AS v (job_id, failing)
-       ON CONFLICT (job_id) DO UPDATE SET failing = excluded.failing, updated_at = excluded.updated_at`,
-      [[...states.keys()], [...states.values()], now],
-    );
+    const rows = [...states].map(([jobId, failing]) => ({ jobId, failing, updatedAt: now }));
+    await this.db.rows(SAVE_JOB_STATES, ALERT_JOB_STATE_COLUMNS.values(rows));
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../../shared/infrastructure/database.js';
 import { AppliedJobs } from '../application/applied-jobs.js';
+import { APPLIED_JOB_COLUMNS, AppliedJobRow } from './applied-job.columns.js';
 
 /** Any constant key of pg_advisory_xact_lock that no other part of Orbit takes: "orbit ap" in ASCII. */
 const APPLY_LOCK = 0x6f72_6269_7420_6170n;
@@ -16,12 +17,12 @@ export class SqlAppliedJobs extends AppliedJobs {
   }
 
   async ids(): Promise<Set<string>> {
-    const rows = await this.db.rows<{ job_id: string }>(`SELECT job_id FROM applied_jobs`);
-    return new Set(rows.map((row) => row.job_id));
+    const rows = await this.db.rows<AppliedJobRow>(`SELECT ${APPLIED_JOB_COLUMNS.select()} FROM applied_jobs`);
+    return new Set(rows.map((row) => row.jobId));
   }
 
   async mark(jobId: string): Promise<void> {
-    await this.db.rows(`INSERT INTO applied_jobs (job_id) VALUES ($1) ON CONFLICT DO NOTHING`, [jobId]);
+    await this.db.rows(`${APPLIED_JOB_COLUMNS.insert()} ON CONFLICT DO NOTHING`, APPLIED_JOB_COLUMNS.params({ jobId }));
   }
 
   async unmark(jobId: string): Promise<void> {

@@ -1,17 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { AuditedAction } from '../../shared/application/audited-actions.js';
 import { Cursor, Page, PageRequest, toPage } from '../../shared/application/page.js';
 import { Database } from '../../shared/infrastructure/database.js';
 import { AuditEvent, AuditFilter, AuditLog } from '../application/audit-log.js';
-
-interface AuditRow {
-  id: string;
-  created_at: Date;
-  actor: string;
-  action: AuditedAction;
-  target_id: string | null;
-  details: Record<string, unknown>;
-}
+import { AUDIT_COLUMNS } from './audit.columns.js';
 
 /** Sorts before every other uuid: (to, NIL) bounds the rows made before `to`, whatever their id. */
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
@@ -21,12 +12,14 @@ const NIL_UUID = '00000000-0000-0000-0000-000000000000';
  * folded into one, so that even the generic plan of this prepared statement scans
  * audit_events_newest_idx between the bounds; the other filters are checked on the way.
  */
-const LIST_SQL = `SELECT * FROM audit_events
+const LIST_SQL = `SELECT ${AUDIT_COLUMNS.select()} FROM audit_events
   WHERE (created_at, id) < ($1::timestamptz, $2::uuid) AND created_at >= $3::timestamptz
     AND ($4::text[] IS NULL OR action = ANY($4::text[]))
     AND ($5::text IS NULL OR actor = $5)
     AND ($6::text IS NULL OR target_id = $6)
   ORDER BY created_at DESC, id DESC LIMIT $7`;
+
+const INSERT = AUDIT_COLUMNS.insert();
 
 @Injectable()
 export class SqlAuditLog extends AuditLog {
@@ -35,15 +28,12 @@ export class SqlAuditLog extends AuditLog {
   }
 
   async record(event: AuditEvent): Promise<void> {
-    await this.db.rows(
-      `INSERT INTO audit_events (id, created_at, actor, action, target_id, details) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [event.id, event.createdAt, event.actor, event.action, event.targetId, JSON.stringify(event.details)],
-    );
+    await this.db.rows(INSERT, AUDIT_COLUMNS.params(event));
   }
 
   async list(filter: AuditFilter, page: PageRequest): Promise<Page<AuditEvent>> {
     const before = upperBound(page.cursor, filter.to);
-    const rows = await this.db.rows<AuditRow>(LIST_SQL, [
+    const events = await this.db.rows<AuditEvent>(LIST_SQL, [
       before?.createdAt ?? 'infinity',
       before?.id ?? NIL_UUID,
       filter.from ?? '-infinity',
@@ -52,14 +42,6 @@ export class SqlAuditLog extends AuditLog {
       filter.targetId ?? null,
       page.limit + 1,
     ]);
-    const events = rows.map((r): AuditEvent => ({
-      id: r.id,
-      createdAt: r.created_at,
-      actor: r.actor,
-      action: r.action,
-      targetId: r.target_id,
-      details: r.details,
-    }));
     return toPage(events, page.limit);
   }
 }

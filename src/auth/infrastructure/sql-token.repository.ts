@@ -2,27 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { Page, PageRequest, toPage } from '../../shared/application/page.js';
 import { Database } from '../../shared/infrastructure/database.js';
 import { TokenRepository } from '../application/token.repository.js';
-import { ApiToken } from '../domain/api-token.js';
-import { Role } from '../domain/role.js';
+import { ApiToken, ApiTokenProps } from '../domain/api-token.js';
+import { TOKEN_COLUMNS } from './token.columns.js';
 
-interface TokenRow {
-  id: string;
-  name: string;
-  role: Role;
-  token_hash: string;
-  created_at: Date;
-  revoked_at: Date | null;
-}
+const toDomain = (row: ApiTokenProps): ApiToken => ApiToken.restore(row);
 
-const toDomain = (row: TokenRow): ApiToken =>
-  ApiToken.restore({
-    id: row.id,
-    name: row.name,
-    role: row.role,
-    tokenHash: row.token_hash,
-    createdAt: row.created_at,
-    revokedAt: row.revoked_at,
-  });
+const SELECTED = TOKEN_COLUMNS.select();
+const INSERT = TOKEN_COLUMNS.insert();
 
 /** Any fixed number: serialises first-start token creation across processes. */
 const FIRST_TOKEN_LOCK = 7_405_112_002;
@@ -34,24 +20,21 @@ export class SqlTokenRepository extends TokenRepository {
   }
 
   async insert(token: ApiToken): Promise<void> {
-    const t = token.toProps();
-    await this.query(
-      `INSERT INTO api_tokens (id, name, role, token_hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [t.id, t.name, t.role, t.tokenHash, t.createdAt, t.revokedAt],
-    );
+    await this.query(INSERT, TOKEN_COLUMNS.params(token.toProps()));
   }
 
   async findLiveByHash(tokenHash: string): Promise<ApiToken | null> {
-    const rows = await this.query<TokenRow>(`SELECT * FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL`, [
-      tokenHash,
-    ]);
+    const rows = await this.query<ApiTokenProps>(
+      `SELECT ${SELECTED} FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL`,
+      [tokenHash],
+    );
     return rows[0] ? toDomain(rows[0]) : null;
   }
 
   async list(page: PageRequest): Promise<Page<ApiToken>> {
     const after = page.cursor;
-    const rows = await this.query<TokenRow>(
-      `SELECT * FROM api_tokens WHERE revoked_at IS NULL
+    const rows = await this.query<ApiTokenProps>(
+      `SELECT ${SELECTED} FROM api_tokens WHERE revoked_at IS NULL
          AND ($1::timestamptz IS NULL OR (created_at, id) < ($1, $2::uuid))
        ORDER BY created_at DESC, id DESC LIMIT $3`,
       [after?.createdAt ?? null, after?.id ?? null, page.limit + 1],

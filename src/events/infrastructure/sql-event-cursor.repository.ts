@@ -1,6 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../../shared/infrastructure/database.js';
 import { EventCursorRepository } from '../application/event-cursor.repository.js';
+import { EVENT_CURSOR_COLUMNS, EventCursorRow } from './event.columns.js';
+
+const START = `${EVENT_CURSOR_COLUMNS.insert()} ON CONFLICT (consumer) DO NOTHING`;
+const LOCK = `SELECT ${EVENT_CURSOR_COLUMNS.select(['afterSeq'])} FROM event_cursors WHERE consumer = $1 FOR UPDATE`;
+const MOVE = `UPDATE event_cursors SET ${EVENT_CURSOR_COLUMNS.assignments(['afterSeq', 'updatedAt'], 2)} WHERE consumer = $1`;
 
 @Injectable()
 export class SqlEventCursorRepository extends EventCursorRepository {
@@ -9,22 +14,12 @@ export class SqlEventCursorRepository extends EventCursorRepository {
   }
 
   async lock(consumer: string, now: Date): Promise<number> {
-    await this.db.rows(
-      `INSERT INTO event_cursors (consumer, after_seq, updated_at) VALUES ($1, 0, $2) ON CONFLICT (consumer) DO NOTHING`,
-      [consumer, now],
-    );
-    const [row] = await this.db.rows<{ after: string }>(
-      `SELECT after_seq AS after FROM event_cursors WHERE consumer = $1 FOR UPDATE`,
-      [consumer],
-    );
-    return Number(row!.after);
+    await this.db.rows(START, EVENT_CURSOR_COLUMNS.params({ consumer, afterSeq: '0', updatedAt: now }));
+    const [row] = await this.db.rows<Pick<EventCursorRow, 'afterSeq'>>(LOCK, [consumer]);
+    return Number(row!.afterSeq);
   }
 
   async move(consumer: string, after: number, now: Date): Promise<void> {
-    await this.db.rows(`UPDATE event_cursors SET after_seq = $2, updated_at = $3 WHERE consumer = $1`, [
-      consumer,
-      after,
-      now,
-    ]);
+    await this.db.rows(MOVE, [consumer, after, now]);
   }
 }

@@ -2,21 +2,21 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Database } from '../../shared/infrastructure/database.js';
 import { EventLog } from '../application/event-log.js';
 import { AppendedEvent, OrbitEvent } from '../domain/orbit-event.js';
+import { EVENT_COLUMNS, EventRow } from './event.columns.js';
 import { EVENTS_CHANNEL } from './pg-event-listener.js';
 
-/** The columns of an event row, named as OrbitEvent's fields. */
-const SELECTED = `seq, type, at, job_id AS "jobId", execution_id AS "executionId", from_status AS "from",
-  to_status AS "to", attempt, trigger, exit_code AS "exitCode", error_message AS "errorMessage",
-  worker_id AS "workerId", retry_queued AS "retryQueued", cause, slot, detail`;
+const SELECTED = EVENT_COLUMNS.select();
 
 const AFTER = `SELECT ${SELECTED} FROM events WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3`;
+
+/** What a writer's own event sets; the others take their columns' defaults. */
+const APPENDED = ['type', 'at', 'jobId', 'executionId', 'attempt', 'workerId', 'slot', 'detail'] as const;
 
 /** One statement for any number of events, which wakes the listeners as the triggers' events do (at commit). */
 const APPEND = `
   WITH appended AS (
-    INSERT INTO events (type, at, job_id, execution_id, attempt, worker_id, slot, detail)
-    SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::uuid[], $4::uuid[], $5::int[], $6::text[],
-                         $7::timestamptz[], $8::jsonb[])
+    INSERT INTO events (${EVENT_COLUMNS.names(APPENDED)})
+    SELECT * FROM unnest(${EVENT_COLUMNS.arrays(APPENDED)})
     RETURNING 1)
   SELECT pg_notify('${EVENTS_CHANNEL}', '') FROM (SELECT 1 FROM appended LIMIT 1) AS any_appended`;
 
@@ -39,8 +39,6 @@ const LATEST = `
 
 /** The largest seq PostgreSQL's bigint can hold; JavaScript numbers are exact far beyond any real stream. */
 const NO_BOUND = '9223372036854775807';
-
-type EventRow = Omit<OrbitEvent, 'seq'> & { seq: string };
 
 export interface GapWait {
   /** How long a read waits for the open transactions that write events before it answers the events up to the gap only. */
@@ -82,17 +80,17 @@ export class SqlEventLog extends EventLog {
 
   async append(events: AppendedEvent[]): Promise<void> {
     if (events.length === 0) return;
-    const column = <T>(value: (e: AppendedEvent) => T) => events.map(value);
-    await this.db.rows(APPEND, [
-      column((e) => e.type),
-      column((e) => e.at),
-      column((e) => e.jobId),
-      column((e) => e.executionId ?? null),
-      column((e) => e.attempt ?? null),
-      column((e) => e.workerId ?? null),
-      column((e) => e.slot ?? null),
-      column((e) => (e.detail ? JSON.stringify(e.detail) : null)),
-    ]);
+    const rows = events.map((e) => ({
+      type: e.type,
+      at: e.at,
+      jobId: e.jobId,
+      executionId: e.executionId ?? null,
+      attempt: e.attempt ?? null,
+      workerId: e.workerId ?? null,
+      slot: e.slot ?? null,
+      detail: e.detail ?? null,
+    }));
+    await this.db.rows(APPEND, EVENT_COLUMNS.values(rows, APPENDED));
   }
 
   private async read(after: number, upTo: string, limit: number): Promise<OrbitEvent[]> {

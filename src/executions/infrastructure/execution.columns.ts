@@ -9,7 +9,7 @@ import { ExecutionProps } from '../domain/execution.js';
  * The `changes` columns are the arguments of orbit_save_executions: a new one is also a migration
  * that replaces that function (see the SaveByFunction migration).
  */
-export const EXECUTION_COLUMNS = new TableColumns<keyof ExecutionProps>('executions', {
+export const EXECUTION_COLUMNS = new TableColumns<ExecutionProps>('executions', {
   id: { type: 'uuid' },
   jobId: { type: 'uuid' },
   command: { type: 'text' },

@@ -300,7 +300,7 @@ const NOTICE_LONG_RUNNING = `
   RETURNING ${SELECTED}`;
 
 const WITH_OUTPUT_TAILS = `
-  SELECT ${EXECUTION_COLUMNS.fields.map((field) => `e.${EXECUTION_COLUMNS.column(field)} AS "${field}"`).join(', ')},
+  SELECT ${EXECUTION_COLUMNS.select(EXECUTION_COLUMNS.fields, 'e')},
          right(concat_ws(E'\\n', nullif(o.stdout, ''), nullif(o.stderr, '')), $2) AS "outputTail"
     FROM executions e LEFT JOIN execution_outputs o ON o.execution_id = e.id
    WHERE e.id = ANY ($1::uuid[])`;

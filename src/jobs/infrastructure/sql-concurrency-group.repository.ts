@@ -3,8 +3,14 @@ import { ConflictError, StaleWriteError } from '../../shared/domain/domain-error
 import { Database, uniqueViolation } from '../../shared/infrastructure/database.js';
 import { ConcurrencyGroupRepository } from '../application/concurrency-group.repository.js';
 import { ConcurrencyGroup, ConcurrencyGroupProps } from '../domain/concurrency-group.js';
+import { CONCURRENCY_GROUP_COLUMNS } from './concurrency-group.columns.js';
 
-const COLUMNS = `id, name, "limit", created_at AS "createdAt", updated_at AS "updatedAt", version`;
+const COLUMNS = CONCURRENCY_GROUP_COLUMNS.select();
+const INSERT = CONCURRENCY_GROUP_COLUMNS.insert();
+/** What an update writes, with the version moving on by one. */
+const UPDATED = ['name', 'limit', 'updatedAt'] as const;
+const UPDATE = `UPDATE concurrency_groups SET ${CONCURRENCY_GROUP_COLUMNS.assignments(UPDATED, 3)}, version = version + 1
+  WHERE id = $1 AND version = $2 RETURNING id`;
 
 @Injectable()
 export class SqlConcurrencyGroupRepository extends ConcurrencyGroupRepository {
@@ -14,22 +20,13 @@ export class SqlConcurrencyGroupRepository extends ConcurrencyGroupRepository {
 
   async insert(group: ConcurrencyGroup): Promise<void> {
     const g = group.toProps();
-    await this.guardName(g.name, () =>
-      this.db.rows(
-        `INSERT INTO concurrency_groups (id, name, "limit", created_at, updated_at, version) VALUES ($1, $2, $3, $4, $5, $6)`,
-        [g.id, g.name, g.limit, g.createdAt, g.updatedAt, g.version],
-      ),
-    );
+    await this.guardName(g.name, () => this.db.rows(INSERT, CONCURRENCY_GROUP_COLUMNS.params(g)));
   }
 
   async update(group: ConcurrencyGroup): Promise<void> {
     const g = group.toProps();
     const rows = await this.guardName(g.name, () =>
-      this.db.rows(
-        `UPDATE concurrency_groups SET name = $3, "limit" = $4, updated_at = $5, version = version + 1
-          WHERE id = $1 AND version = $2 RETURNING id`,
-        [g.id, g.version, g.name, g.limit, g.updatedAt],
-      ),
+      this.db.rows(UPDATE, [g.id, g.version, ...CONCURRENCY_GROUP_COLUMNS.params(g, UPDATED)]),
     );
     if (rows.length !== 1)
       throw new StaleWriteError(`Concurrency group ${g.id} was changed by someone else; read it again`);

@@ -1,14 +1,16 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import type pg from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { TransactionRunner } from '../application/transaction-runner.js';
+import { pgClient, pgPool } from './typeorm-pg.js';
 
 const current = new AsyncLocalStorage<EntityManager>();
 
 /**
- * Gives repositories the entity manager of the transaction they run in, if any. Nested
- * `run` calls join the outer transaction.
+ * Runs repositories' SQL in the transaction they run in, if any (TypeORM holds the connection
+ * and the transaction; nothing else of it is used). Nested `run` calls join the outer transaction.
  */
 @Injectable()
 export class Database extends TransactionRunner {
@@ -21,10 +23,6 @@ export class Database extends TransactionRunner {
     return this.dataSource.transaction((manager) => current.run(manager, work));
   }
 
-  manager(): EntityManager {
-    return current.getStore() ?? this.dataSource.manager;
-  }
-
   /**
    * Raw SQL that answers rows, alike for SELECT and for UPDATE/DELETE … RETURNING (for which
    * TypeORM's plain `query` answers `[rows, count]` instead). It goes to the pg connection of
@@ -34,16 +32,10 @@ export class Database extends TransactionRunner {
    */
   async rows<T>(sql: string, params: unknown[] = []): Promise<T[]> {
     const query = { name: statementName(sql), text: sql, values: params };
+    // outside a transaction, the statement borrows a connection of the pool for itself alone
     const joined = current.getStore()?.queryRunner;
-    const client = joined ? ((await joined.connect()) as PgQueryable) : this.pool();
-    return (await client.query<T>(query)).rows;
-  }
-
-  /** TypeORM's pg pool: a statement outside a transaction borrows a connection for itself alone. */
-  private pool(): PgQueryable {
-    const pool = (this.dataSource.driver as unknown as { master?: PgQueryable }).master;
-    if (!pool) throw new Error('The database connection is closed');
-    return pool;
+    const client = joined ? await pgClient(joined) : pgPool(this.dataSource);
+    return (await client.query<T & pg.QueryResultRow>(query)).rows;
   }
 
   /** The connection string, for a connection of its own (LISTEN). */
@@ -54,11 +46,6 @@ export class Database extends TransactionRunner {
   inTransaction(): boolean {
     return current.getStore() !== undefined;
   }
-}
-
-/** A pg client or pool. */
-interface PgQueryable {
-  query<T>(query: { name: string; text: string; values: unknown[] }): Promise<{ rows: T[] }>;
 }
 
 const statementNames = new Map<string, string>();

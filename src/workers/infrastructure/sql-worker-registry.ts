@@ -1,19 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../../shared/infrastructure/database.js';
 import { WorkerInfo, WorkerRegistry } from '../application/worker-registry.js';
+import { WORKER_COLUMNS } from './worker.columns.js';
 
-interface WorkerRow {
-  id: string;
-  host: string;
-  pid: number;
-  version: string;
-  concurrency: number;
-  started_at: Date;
-  last_heartbeat_at: Date;
-  running: number;
-  labels: Record<string, string>;
-  draining: boolean;
-}
+const INSERT = WORKER_COLUMNS.insert();
 
 @Injectable()
 export class SqlWorkerRegistry extends WorkerRegistry {
@@ -22,11 +12,7 @@ export class SqlWorkerRegistry extends WorkerRegistry {
   }
 
   async register(w: WorkerInfo): Promise<void> {
-    await this.db.rows(
-      `INSERT INTO workers (id, host, pid, version, concurrency, started_at, last_heartbeat_at, running, labels, draining)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [w.id, w.host, w.pid, w.version, w.concurrency, w.startedAt, w.lastHeartbeatAt, w.running, w.labels, w.draining],
-    );
+    await this.db.rows(INSERT, WORKER_COLUMNS.params(w));
   }
 
   async beat(id: string, running: number, now: Date): Promise<void> {
@@ -46,21 +32,10 @@ export class SqlWorkerRegistry extends WorkerRegistry {
   }
 
   async recent(since: Date): Promise<WorkerInfo[]> {
-    const rows = await this.db.rows<WorkerRow>(
-      `SELECT * FROM workers WHERE stopped_at IS NULL AND last_heartbeat_at > $1 ORDER BY last_heartbeat_at DESC`,
+    return this.db.rows<WorkerInfo>(
+      `SELECT ${WORKER_COLUMNS.select()} FROM workers
+        WHERE stopped_at IS NULL AND last_heartbeat_at > $1 ORDER BY last_heartbeat_at DESC`,
       [since],
     );
-    return rows.map((r) => ({
-      id: r.id,
-      host: r.host,
-      pid: r.pid,
-      version: r.version,
-      concurrency: r.concurrency,
-      startedAt: r.started_at,
-      lastHeartbeatAt: r.last_heartbeat_at,
-      running: r.running,
-      labels: r.labels,
-      draining: r.draining,
-    }));
   }
 }

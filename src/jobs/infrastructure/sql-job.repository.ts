@@ -2,24 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { Page, PageRequest, toPage } from '../../shared/application/page.js';
 import { ConflictError, StaleWriteError } from '../../shared/domain/domain-errors.js';
 import { Database, uniqueViolation } from '../../shared/infrastructure/database.js';
-import { newestFirst } from '../../shared/infrastructure/newest-first.js';
 import { DueJobs, JobFilter, JobRepository } from '../application/job.repository.js';
-import { Job } from '../domain/job.js';
+import { Job, JobProps } from '../domain/job.js';
 import type { JobAlert } from '../domain/job-alerts.js';
-import type { JobTrigger } from '../domain/job-triggers.js';
 import type { LateWatch } from '../domain/late-watch.js';
-import { JobMapper } from './job.mapper.js';
-import { JobOrmEntity } from './job.orm-entity.js';
+import { JOB_COLUMNS } from './job.columns.js';
 
-/** Every column of a job row, under the property names of JobOrmEntity, for raw SQL read by JobMapper. */
-const JOB_COLUMNS = `id, name, command, cron_expression AS "cronExpression", timezone, max_retries AS "maxRetries",
-  timeout_seconds AS "timeoutSeconds", enabled, misfire_policy AS "misfirePolicy",
-  concurrency_policy AS "concurrencyPolicy", alerts, late_after_seconds AS "lateAfterSeconds",
-  max_duration_seconds AS "maxDurationSeconds", next_run_at AS "nextRunAt", created_at AS "createdAt",
-  updated_at AS "updatedAt", deleted_at AS "deletedAt", version, paused_note AS "pausedNote", resume_at AS "resumeAt",
-  worker_selector AS "workerSelector", run_on AS "runOn", max_concurrent AS "maxConcurrent",
-  concurrency_group AS "concurrencyGroup", priority, triggers, parameters, starts_at AS "startsAt",
-  ends_at AS "endsAt", jitter_seconds AS "jitterSeconds"`;
+/** Every column of a job row, under the names of JobProps: rows that Job.restore reads as they come. */
+const SELECTED = JOB_COLUMNS.select();
 
 /**
  * When the scheduler must wake next ($1: the lead of ALLOW jobs). Each side reads the first
@@ -46,70 +36,78 @@ export const DUE_LATE_WATCHES = `SELECT w.job_id AS "jobId", w.slot, j.late_afte
       FOR UPDATE OF w SKIP LOCKED`;
 
 /** The live jobs triggered after one of the names $1: one containment probe per name in jobs_triggered_after_idx. */
-export const TRIGGERED_AFTER = `SELECT ${JOB_COLUMNS} FROM jobs
+export const TRIGGERED_AFTER = `SELECT ${SELECTED} FROM jobs
     WHERE deleted_at IS NULL AND triggers <> '[]'::jsonb
       AND triggers @> ANY (ARRAY(SELECT jsonb_build_array(jsonb_build_object('after', n)) FROM unnest($1::text[]) AS n))
     ORDER BY name`;
 
+const restore = (row: JobProps) => Job.restore(row);
+
+const INSERT = JOB_COLUMNS.insert();
+const BY_ID = `SELECT ${SELECTED} FROM jobs WHERE id = $1 AND deleted_at IS NULL`;
+/** What an update writes: everything but the key, the creation and the version, which moves on by one. */
+const UPDATED = JOB_COLUMNS.fields.filter((field) => !['id', 'createdAt', 'version'].includes(field));
+const UPDATE = `UPDATE jobs SET ${JOB_COLUMNS.assignments(UPDATED, 3)}, version = version + 1
+  WHERE id = $1 AND version = $2 AND deleted_at IS NULL RETURNING id`;
+
 @Injectable()
-export class TypeOrmJobRepository extends JobRepository {
+export class SqlJobRepository extends JobRepository {
   constructor(private readonly db: Database) {
     super();
   }
 
   async insert(job: Job): Promise<void> {
-    await this.guardName(job, () => this.repo().insert(JobMapper.toRow(job)));
+    await this.guardName(job, () => this.db.rows(INSERT, JOB_COLUMNS.params(job.toProps())));
   }
 
   async update(job: Job): Promise<void> {
-    const { id, version, createdAt: _createdAt, ...changes } = JobMapper.toRow(job);
-    const result = await this.guardName(job, () =>
-      this.repo()
-        .createQueryBuilder()
-        .update()
-        .set({ ...changes, version: version + 1 })
-        .where('id = :id AND version = :version AND deleted_at IS NULL', { id, version })
-        .execute(),
+    const props = job.toProps();
+    const rows = await this.guardName(job, () =>
+      this.db.rows(UPDATE, [props.id, props.version, ...JOB_COLUMNS.params(props, UPDATED)]),
     );
-    if (result.affected !== 1) throw new StaleWriteError(`Job ${id} was changed by someone else; read it again`);
+    if (rows.length !== 1) throw new StaleWriteError(`Job ${props.id} was changed by someone else; read it again`);
     job.persisted();
   }
 
   async markDeleted(job: Job, now: Date): Promise<void> {
-    const result = await this.repo()
-      .createQueryBuilder()
-      .update()
-      .set({ deletedAt: now, enabled: false, nextRunAt: null, version: () => 'version + 1' })
-      .where('id = :id AND deleted_at IS NULL', { id: job.id })
-      .execute();
-    if (result.affected !== 1) throw new StaleWriteError(`Job ${job.id} was changed by someone else; read it again`);
+    const rows = await this.db.rows(
+      `UPDATE jobs SET deleted_at = $2, enabled = false, next_run_at = NULL, version = version + 1
+        WHERE id = $1 AND deleted_at IS NULL RETURNING id`,
+      [job.id, now],
+    );
+    if (rows.length !== 1) throw new StaleWriteError(`Job ${job.id} was changed by someone else; read it again`);
   }
 
   async findById(id: string, lock?: 'share' | 'update'): Promise<Job | null> {
-    const query = this.repo().createQueryBuilder('job').where('job.id = :id AND job.deleted_at IS NULL', { id });
-    if (lock && this.db.inTransaction()) query.setLock(lock === 'share' ? 'pessimistic_read' : 'pessimistic_write');
-    const row = await query.getOne();
-    return row ? JobMapper.toDomain(row) : null;
+    const locking = lock && this.db.inTransaction() ? (lock === 'share' ? ' FOR SHARE' : ' FOR UPDATE') : '';
+    const [row] = await this.db.rows<JobProps>(`${BY_ID}${locking}`, [id]);
+    return row ? restore(row) : null;
   }
 
+  /** Each filter given adds its condition: the statement of each combination is planned for it alone. */
   async list(filter: JobFilter, page: PageRequest): Promise<Page<Job>> {
-    const query = this.repo().createQueryBuilder('job').where('job.deleted_at IS NULL');
-    if (filter.enabled !== undefined) query.andWhere('job.enabled = :enabled', { enabled: filter.enabled });
+    const conditions = ['deleted_at IS NULL'];
+    const params: unknown[] = [];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    if (filter.enabled !== undefined) conditions.push(`enabled = ${param(filter.enabled)}`);
     if (filter.nameContains) {
       const pattern = `%${filter.nameContains.replace(/[\\%_]/g, '\\$&')}%`;
-      query.andWhere(`job.name ILIKE :pattern ESCAPE '\\'`, { pattern });
+      conditions.push(`name ILIKE ${param(pattern)} ESCAPE '\\'`);
     }
-    if (filter.ids) query.andWhere('job.id = ANY (CAST(:ids AS uuid[]))', { ids: filter.ids });
-    if (filter.exceptIds?.length)
-      query.andWhere('job.id <> ALL (CAST(:exceptIds AS uuid[]))', { exceptIds: filter.exceptIds });
-    const rows = await newestFirst(query, 'job', page);
-    return toPage(rows.map(JobMapper.toDomain), page.limit);
+    if (filter.ids) conditions.push(`id = ANY (${param(filter.ids)}::uuid[])`);
+    if (filter.exceptIds?.length) conditions.push(`id <> ALL (${param(filter.exceptIds)}::uuid[])`);
+    if (page.cursor) conditions.push(`(created_at, id) < (${param(page.cursor.createdAt)}, ${param(page.cursor.id)})`);
+    const rows = await this.db.rows<JobProps>(
+      `SELECT ${SELECTED} FROM jobs WHERE ${conditions.join(' AND ')}
+        ORDER BY created_at DESC, id DESC LIMIT ${param(page.limit + 1)}`,
+      params,
+    );
+    return toPage(rows.map(restore), page.limit);
   }
 
-  /** Raw SQL: hydrating thousands of locked rows through the query builder costs more than the query. */
   async lockDue(now: Date, limit: number, leadMs: number): Promise<Job[]> {
-    const rows = await this.db.rows<JobOrmEntity>(
-      `SELECT ${JOB_COLUMNS}
+    const rows = await this.db.rows<JobProps>(
+      `SELECT ${SELECTED}
          FROM jobs
         WHERE enabled AND deleted_at IS NULL AND next_run_at <= $2
           AND (next_run_at <= $1 OR concurrency_policy = 'ALLOW')
@@ -118,7 +116,7 @@ export class TypeOrmJobRepository extends JobRepository {
           FOR UPDATE SKIP LOCKED`,
       [now, new Date(now.getTime() + leadMs), limit],
     );
-    return rows.map(JobMapper.toDomain);
+    return rows.map(restore);
   }
 
   async saveSchedules(jobs: readonly Job[]): Promise<void> {
@@ -134,14 +132,14 @@ export class TypeOrmJobRepository extends JobRepository {
 
   /** jobs_resume_idx holds only the jobs paused with a resume instant: next to nothing for a pass to probe. */
   async lockResumable(now: Date, limit: number): Promise<Job[]> {
-    const rows = await this.db.rows<JobOrmEntity>(
-      `SELECT ${JOB_COLUMNS} FROM jobs
+    const rows = await this.db.rows<JobProps>(
+      `SELECT ${SELECTED} FROM jobs
         WHERE resume_at <= $1 AND deleted_at IS NULL AND NOT enabled
         ORDER BY resume_at LIMIT $2
           FOR UPDATE SKIP LOCKED`,
       [now, limit],
     );
-    return rows.map(JobMapper.toDomain);
+    return rows.map(restore);
   }
 
   async earliestNextRun(leadMs: number): Promise<Date | null> {
@@ -156,18 +154,18 @@ export class TypeOrmJobRepository extends JobRepository {
          SELECT 1 FROM jobs WHERE enabled AND deleted_at IS NULL AND next_run_at < $1 LIMIT $2) AS due`,
       [until, countLimit],
     );
-    const rows = await this.db.rows<JobOrmEntity>(
-      `SELECT ${JOB_COLUMNS} FROM jobs
+    const rows = await this.db.rows<JobProps>(
+      `SELECT ${SELECTED} FROM jobs
         WHERE enabled AND deleted_at IS NULL AND next_run_at < $1
         ORDER BY next_run_at LIMIT $2`,
       [until, limit],
     );
     const count = counted?.n ?? 0;
-    return { count, atLeast: count >= countLimit, next: rows.map(JobMapper.toDomain) };
+    return { count, atLeast: count >= countLimit, next: rows.map(restore) };
   }
 
   async namesAlertingTo(channel: string): Promise<string[]> {
-    const rows = await this.db.rows<{ name: string }>(
+    const rows = await this.db.rows<Pick<JobProps, 'name'>>(
       `SELECT name FROM jobs WHERE deleted_at IS NULL AND alerts @> jsonb_build_array(jsonb_build_object('channel', $1::text))
         ORDER BY name`,
       [channel],
@@ -176,7 +174,7 @@ export class TypeOrmJobRepository extends JobRepository {
   }
 
   async alertsOf(ids: readonly string[]): Promise<Map<string, { name: string; alerts: JobAlert[] }>> {
-    const rows = await this.db.rows<{ id: string; name: string; alerts: JobAlert[] }>(
+    const rows = await this.db.rows<Pick<JobProps, 'id' | 'name' | 'alerts'>>(
       `SELECT id, name, alerts FROM jobs WHERE id = ANY ($1::uuid[]) AND deleted_at IS NULL`,
       [ids],
     );
@@ -185,7 +183,7 @@ export class TypeOrmJobRepository extends JobRepository {
 
   async lockTriggerGraph(): Promise<Map<string, string[]>> {
     await this.db.rows(`SELECT pg_advisory_xact_lock(hashtext('orbit.job_triggers'))`);
-    const rows = await this.db.rows<{ name: string; triggers: JobTrigger[] }>(
+    const rows = await this.db.rows<Pick<JobProps, 'name' | 'triggers'>>(
       `SELECT name, triggers FROM jobs WHERE deleted_at IS NULL AND triggers <> '[]'::jsonb`,
     );
     return new Map(rows.map((row) => [row.name, row.triggers.map((trigger) => trigger.after)]));
@@ -193,12 +191,12 @@ export class TypeOrmJobRepository extends JobRepository {
 
   async triggeredAfter(names: readonly string[]): Promise<Job[]> {
     if (names.length === 0) return [];
-    const rows = await this.db.rows<JobOrmEntity>(TRIGGERED_AFTER, [names]);
-    return rows.map(JobMapper.toDomain);
+    const rows = await this.db.rows<JobProps>(TRIGGERED_AFTER, [names]);
+    return rows.map(restore);
   }
 
   async namesOf(ids: readonly string[]): Promise<Map<string, string>> {
-    const rows = await this.db.rows<{ id: string; name: string }>(
+    const rows = await this.db.rows<Pick<JobProps, 'id' | 'name'>>(
       `SELECT id, name FROM jobs WHERE id = ANY ($1::uuid[]) AND deleted_at IS NULL`,
       [ids],
     );
@@ -206,7 +204,7 @@ export class TypeOrmJobRepository extends JobRepository {
   }
 
   async liveNames(names: readonly string[]): Promise<Set<string>> {
-    const rows = await this.db.rows<{ name: string }>(
+    const rows = await this.db.rows<Pick<JobProps, 'name'>>(
       `SELECT name FROM jobs WHERE deleted_at IS NULL AND name = ANY ($1::text[])`,
       [names],
     );
@@ -230,10 +228,6 @@ export class TypeOrmJobRepository extends JobRepository {
     }
     if (dropped.length > 0)
       await this.db.rows(`DELETE FROM job_late_watches WHERE job_id = ANY ($1::uuid[])`, [dropped]);
-  }
-
-  private repo() {
-    return this.db.manager().getRepository(JobOrmEntity);
   }
 
   private async guardName<T>(job: Job, write: () => Promise<T>): Promise<T> {
