@@ -3,7 +3,7 @@ import { Page, PageRequest, toPage } from '../../shared/application/page.js';
 import { Database } from '../../shared/infrastructure/database.js';
 import { TokenRepository } from '../application/token.repository.js';
 import { ApiToken } from '../domain/api-token.js';
-import { Role } from '../domain/role.js';
+import { Role } from '../../shared/domain/role.js';
 
 interface TokenRow {
   id: string;

@@ -13,7 +13,7 @@ import { CreateJobDto } from '../../jobs/http/dto/create-job.dto.js';
 import { NEXT_RUNS, NextRunsQuery } from '../../jobs/http/dto/next-runs.query.js';
 import { UpdateJobDto } from '../../jobs/http/dto/update-job.dto.js';
 import { PauseJobDto } from '../../jobs/http/dto/pause-job.dto.js';
-import { MinRole } from '../../auth/http/auth.decorators.js';
+import { MinRole } from '../../shared/http/access.decorators.js';
 import { EmptyBodyDto } from '../../shared/http/empty-body.dto.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { Audited } from '../../shared/http/audited.decorator.js';
