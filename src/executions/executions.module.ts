@@ -1,4 +1,3 @@
-import { WorkerDrainController } from './http/worker-drain.controller.js';
 import { ConcurrencyGroupsController } from './http/concurrency-groups.controller.js';
 import { Module } from '@nestjs/common';
 import { OrbitConfig } from '../config/orbit-config.js';
@@ -30,13 +29,7 @@ import { SqlScheduledRuns } from './infrastructure/sql-scheduled-runs.js';
 
 @Module({
   imports: [JobsModule],
-  controllers: [
-    JobsController,
-    ExecutionsController,
-    ConcurrencyGroupsController,
-    WorkerDrainController,
-    OverviewController,
-  ],
+  controllers: [JobsController, ExecutionsController, ConcurrencyGroupsController, OverviewController],
   providers: [
     ExecutionsService,
     JobHistoryService,
