@@ -1,4 +1,3 @@
-import { ConcurrencyGroupsController } from './http/concurrency-groups.controller.js';
 import { Module } from '@nestjs/common';
 import { OrbitConfig } from '../config/orbit-config.js';
 import { JobRemovalGuards } from '../jobs/application/job-removal-guard.js';
@@ -29,7 +28,7 @@ import { SqlScheduledRuns } from './infrastructure/sql-scheduled-runs.js';
 
 @Module({
   imports: [JobsModule],
-  controllers: [JobsController, ExecutionsController, ConcurrencyGroupsController, OverviewController],
+  controllers: [JobsController, ExecutionsController, OverviewController],
   providers: [
     ExecutionsService,
     JobHistoryService,

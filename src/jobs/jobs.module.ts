@@ -5,13 +5,14 @@ import { JobRepository } from './application/job.repository.js';
 import { JobAlertChannels } from './application/job-alert-channels.js';
 import { JobRemovalGuards } from './application/job-removal-guard.js';
 import { JobsService } from './application/jobs.service.js';
+import { ConcurrencyGroupsController } from './http/concurrency-groups.controller.js';
 import { SchedulesController } from './http/schedules.controller.js';
 import { SqlConcurrencyGroupRepository } from './infrastructure/sql-concurrency-group.repository.js';
 import { TypeOrmJobRepository } from './infrastructure/typeorm-job.repository.js';
 
 /** Jobs and their rules, and /schedules. The /jobs routes are served by the executions module (see JobsController). */
 @Module({
-  controllers: [SchedulesController],
+  controllers: [SchedulesController, ConcurrencyGroupsController],
   providers: [
     JobsService,
     JobRemovalGuards,
@@ -20,6 +21,6 @@ import { TypeOrmJobRepository } from './infrastructure/typeorm-job.repository.js
     ConcurrencyGroupsService,
     { provide: ConcurrencyGroupRepository, useClass: SqlConcurrencyGroupRepository },
   ],
-  exports: [JobsService, JobRepository, JobRemovalGuards, JobAlertChannels, ConcurrencyGroupsService],
+  exports: [JobsService, JobRepository, JobRemovalGuards, JobAlertChannels],
 })
 export class JobsModule {}
