@@ -1,4 +1,4 @@
-// The module graph of src/ (see README, "Architecture"): each top-level folder of src/ is a
+// The module graph of src/ (see docs/architecture.md): each top-level folder of src/ is a
 // module, and MODULE_GRAPH is the one place that says which modules each may import. The lint
 // rule (eslint-plugin-boundaries) is derived from it; the files directly in src/ are the
 // composition root, which may import every module and which no module imports.
