@@ -1,4 +1,4 @@
-// The module graph of src/ (see README, "Architecture"): each top-level folder of src/ is a
+// The module graph of src/ (see docs/architecture.md): each top-level folder of src/ is a
 // module, and MODULE_GRAPH is the one place that says which modules each may import. The lint
 // rule (eslint-plugin-boundaries) is derived from it; the files directly in src/ are the
 // composition root, which may import every module and which no module imports.
@@ -9,17 +9,17 @@ export const MODULE_GRAPH = {
   shared: [],
   config: [],
   auth: ['shared', 'config'],
-  audit: ['shared', 'auth'],
+  audit: ['shared'],
   workers: ['shared', 'config'],
   jobs: ['shared'],
-  executions: ['shared', 'config', 'auth', 'jobs', 'workers'],
+  executions: ['shared', 'config', 'jobs', 'workers'],
   events: ['shared', 'config'],
-  observability: ['shared', 'config', 'auth', 'executions'],
+  observability: ['shared', 'config', 'executions'],
   runtime: ['shared', 'config', 'jobs', 'executions', 'events', 'workers', 'observability'],
   postgres: ['shared', 'config', 'jobs', 'executions'],
   dashboard: ['shared'],
-  alerts: ['shared', 'config', 'auth', 'jobs', 'executions', 'events'],
-  apply: ['shared', 'auth', 'jobs', 'alerts'],
+  alerts: ['shared', 'config', 'jobs', 'executions', 'events'],
+  apply: ['shared', 'jobs', 'alerts'],
   cli: ['shared'],
   timeline: ['shared', 'jobs', 'executions', 'events'],
 };

@@ -1,8 +1,7 @@
-import { WorkerDrainController } from './http/worker-drain.controller.js';
-import { ConcurrencyGroupsController } from './http/concurrency-groups.controller.js';
 import { Module } from '@nestjs/common';
 import { OrbitConfig } from '../config/orbit-config.js';
 import { JobRemovalGuards } from '../jobs/application/job-removal-guard.js';
+import { JobRuns } from '../jobs/application/job-runs.js';
 import { JobsModule } from '../jobs/jobs.module.js';
 import { ExecutionReadModel } from './application/execution-read-model.js';
 import { ExecutionRemovalGuard } from './application/execution-removal-guard.js';
@@ -18,7 +17,6 @@ import { RunsOverview } from './application/runs-overview.js';
 import { RetrySettings } from './application/retry-settings.js';
 import { ScheduledRuns } from './application/scheduled-runs.js';
 import { ExecutionsController } from './http/executions.controller.js';
-import { JobsController } from './http/jobs.controller.js';
 import { OverviewController } from './http/overview.controller.js';
 import { SqlExecutionReadModel } from './infrastructure/sql-execution-read-model.js';
 import { SqlJobHistory } from './infrastructure/sql-job-history.js';
@@ -30,13 +28,7 @@ import { SqlScheduledRuns } from './infrastructure/sql-scheduled-runs.js';
 
 @Module({
   imports: [JobsModule],
-  controllers: [
-    JobsController,
-    ExecutionsController,
-    ConcurrencyGroupsController,
-    WorkerDrainController,
-    OverviewController,
-  ],
+  controllers: [ExecutionsController, OverviewController],
   providers: [
     ExecutionsService,
     JobHistoryService,
@@ -73,8 +65,12 @@ import { SqlScheduledRuns } from './infrastructure/sql-scheduled-runs.js';
   ],
 })
 export class ExecutionsModule {
-  /** The jobs module asks its removal guards before a job goes; this module's is bound here. */
-  constructor(guards: JobRemovalGuards, guard: ExecutionRemovalGuard) {
+  /**
+   * The jobs module asks its removal guards before a job goes, and reads the runs of its jobs
+   * from JobRuns: this module's guard and history are bound there.
+   */
+  constructor(guards: JobRemovalGuards, guard: ExecutionRemovalGuard, runs: JobRuns, history: JobHistoryService) {
     guards.register(guard);
+    runs.bind(history);
   }
 }

@@ -4,22 +4,26 @@ import { ConcurrencyGroupsService } from './application/concurrency-groups.servi
 import { JobRepository } from './application/job.repository.js';
 import { JobAlertChannels } from './application/job-alert-channels.js';
 import { JobRemovalGuards } from './application/job-removal-guard.js';
+import { JobRuns } from './application/job-runs.js';
 import { JobsService } from './application/jobs.service.js';
+import { ConcurrencyGroupsController } from './http/concurrency-groups.controller.js';
+import { JobsController } from './http/jobs.controller.js';
 import { SchedulesController } from './http/schedules.controller.js';
 import { SqlConcurrencyGroupRepository } from './infrastructure/sql-concurrency-group.repository.js';
 import { SqlJobRepository } from './infrastructure/sql-job.repository.js';
 
-/** Jobs and their rules, and /schedules. The /jobs routes are served by the executions module (see JobsController). */
+/** Jobs and their rules; /jobs, /concurrency-groups and /schedules. */
 @Module({
-  controllers: [SchedulesController],
+  controllers: [JobsController, ConcurrencyGroupsController, SchedulesController],
   providers: [
     JobsService,
     JobRemovalGuards,
     JobAlertChannels,
+    JobRuns,
     { provide: JobRepository, useClass: SqlJobRepository },
     ConcurrencyGroupsService,
     { provide: ConcurrencyGroupRepository, useClass: SqlConcurrencyGroupRepository },
   ],
-  exports: [JobsService, JobRepository, JobRemovalGuards, JobAlertChannels, ConcurrencyGroupsService],
+  exports: [JobsService, JobRepository, JobRemovalGuards, JobAlertChannels, JobRuns],
 })
 export class JobsModule {}

@@ -1,11 +1,12 @@
 import { Global, Module } from '@nestjs/common';
 import { WorkerRegistry } from './application/worker-registry.js';
+import { WorkerDrainController } from './http/worker-drain.controller.js';
 import { WorkersController } from './http/workers.controller.js';
 import { SqlWorkerRegistry } from './infrastructure/sql-worker-registry.js';
 
 @Global()
 @Module({
-  controllers: [WorkersController],
+  controllers: [WorkersController, WorkerDrainController],
   providers: [{ provide: WorkerRegistry, useClass: SqlWorkerRegistry }],
   exports: [WorkerRegistry],
 })

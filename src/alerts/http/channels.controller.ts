@@ -7,7 +7,7 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { MinRole } from '../../auth/http/auth.decorators.js';
+import { MinRole } from '../../shared/http/access.decorators.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { Audited } from '../../shared/http/audited.decorator.js';
 import { ListQueryDto } from '../../shared/http/list-query.dto.js';

@@ -1,8 +1,8 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Principal } from '../../auth/application/principal.js';
-import { roleIncludes } from '../../auth/domain/role.js';
-import { Caller } from '../../auth/http/auth.decorators.js';
+import type { Principal } from '../../shared/domain/principal.js';
+import { roleIncludes } from '../../shared/domain/role.js';
+import { Caller } from '../../shared/http/access.decorators.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { DeliveryRepository } from '../application/delivery.repository.js';
 import { DeliveryPageResponse, DeliveryResponse, ListDeliveriesQuery } from './dto/delivery.dto.js';

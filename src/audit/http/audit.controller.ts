@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
-import { MinRole } from '../../auth/http/auth.decorators.js';
+import { MinRole } from '../../shared/http/access.decorators.js';
 import { AUDITED_ACTIONS } from '../../shared/application/audited-actions.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { AuditLog } from '../application/audit-log.js';

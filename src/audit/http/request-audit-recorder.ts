@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ExecutionContext, Injectable } from '@nestjs/common';
-import type { AuthenticatedRequest } from '../../auth/http/auth.decorators.js';
+import type { AuthenticatedRequest } from '../../shared/http/access.decorators.js';
 import type { AuditedAction } from '../../shared/application/audited-actions.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { AuditRecorder } from '../../shared/http/audited.interceptor.js';

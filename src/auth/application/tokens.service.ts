@@ -5,7 +5,7 @@ import { Page, PageRequest } from '../../shared/application/page.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { NotFoundError } from '../../shared/domain/domain-errors.js';
 import { ApiToken, hashSecret } from '../domain/api-token.js';
-import { Principal } from './principal.js';
+import { Principal } from '../../shared/domain/principal.js';
 import { TokenRepository } from './token.repository.js';
 
 export class UnsafeBindError extends Error {}

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { InvalidArgumentError } from '../../shared/domain/domain-errors.js';
-import { Role, ROLES } from './role.js';
+import { Role, ROLES } from '../../shared/domain/role.js';
 
 export interface ApiTokenProps {
   id: string;

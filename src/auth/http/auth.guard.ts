@@ -1,8 +1,8 @@
 import { CanActivate, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { TokensService } from '../application/tokens.service.js';
-import { Role, roleIncludes } from '../domain/role.js';
-import { AuthenticatedRequest, MIN_ROLE, PUBLIC } from './auth.decorators.js';
+import { Role, roleIncludes } from '../../shared/domain/role.js';
+import { AuthenticatedRequest, MIN_ROLE, PUBLIC } from '../../shared/http/access.decorators.js';
 import { bearerOf } from './bearer.js';
 import { RequestLimits } from './request-limits.js';
 

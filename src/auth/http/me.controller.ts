@@ -1,9 +1,9 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
-import type { Principal } from '../application/principal.js';
-import { ROLES } from '../domain/role.js';
-import { Caller } from './auth.decorators.js';
+import type { Principal } from '../../shared/domain/principal.js';
+import { ROLES } from '../../shared/domain/role.js';
+import { Caller } from '../../shared/http/access.decorators.js';
 
 class MeResponse {
   @ApiProperty({

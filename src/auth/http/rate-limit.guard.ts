@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, HttpException, HttpStatus, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { UNLIMITED } from './auth.decorators.js';
+import { UNLIMITED } from '../../shared/http/access.decorators.js';
 import { RequestLimits } from './request-limits.js';
 
 /** Every route but the @Unlimited ones passes this node's RequestLimits first: 429 with Retry-After beyond them. */

@@ -11,7 +11,7 @@ import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { Audited } from '../../shared/http/audited.decorator.js';
 import { ListQueryDto } from '../../shared/http/list-query.dto.js';
 import { TokensService } from '../application/tokens.service.js';
-import { MinRole } from './auth.decorators.js';
+import { MinRole } from '../../shared/http/access.decorators.js';
 import { CreatedTokenResponse, CreateTokenDto, TokenPageResponse, TokenResponse } from './dto/token.dto.js';
 
 @ApiTags('tokens')

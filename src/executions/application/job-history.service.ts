@@ -1,44 +1,32 @@
 import { Injectable } from '@nestjs/common';
+import { JobRecentRuns, JobRunHistory, JobStats, LastExecution } from '../../jobs/application/job-runs.js';
 import { JobsService } from '../../jobs/application/jobs.service.js';
+import type { RunStatus } from '../../jobs/domain/run-status.js';
 import { Clock } from '../../shared/domain/clock.js';
-import { EXECUTION_STATUSES, ExecutionStatus } from '../domain/execution-status.js';
+import { EXECUTION_STATUSES } from '../domain/execution-status.js';
 import { successRate } from '../domain/success-rate.js';
-import { FailingJob, JobHistory, LastExecution, RecentRun } from './job-history.js';
+import { FailingJob, JobHistory } from './job-history.js';
 
 const HOUR_MS = 3_600_000;
-
-/** How the executions of a job created in the last `windowHours` hours went. */
-export interface JobStats {
-  windowHours: number;
-  since: Date;
-  /** Every status, 0 when none. */
-  counts: Record<ExecutionStatus, number>;
-  /** Started → finished, in milliseconds, over the finished runs that started; null when there are none. */
-  durationMs: { p50: number | null; p95: number | null };
-  /** Among the runs of the window that succeeded or failed, the share that succeeded; null without any. */
-  successRate: number | null;
-}
-
-/** The last runs of a job that ended, and how many of them succeeded. */
-export interface JobRecentRuns {
-  jobId: string;
-  runs: RecentRun[];
-  successRate: number | null;
-}
 
 /** A failing job that still exists, by name. */
 export interface NamedFailingJob extends FailingJob {
   name: string;
 }
 
-/** The executions side of the answers about jobs: each job's last run, and how its recent runs went. */
+/**
+ * The executions side of the answers about jobs: each job's last run, and how its recent runs
+ * went. The jobs module reads it through its JobRuns, where ExecutionsModule binds it.
+ */
 @Injectable()
-export class JobHistoryService {
+export class JobHistoryService extends JobRunHistory {
   constructor(
     private readonly history: JobHistory,
     private readonly jobs: JobsService,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    super();
+  }
 
   /** The most recent execution of each job that has one. */
   lastExecutions(jobIds: readonly string[]): Promise<Map<string, LastExecution>> {
@@ -54,7 +42,7 @@ export class JobHistoryService {
     return {
       windowHours: hours,
       since,
-      counts: counts as Record<ExecutionStatus, number>,
+      counts: counts as Record<RunStatus, number>,
       durationMs: { p50: stats.p50Ms, p95: stats.p95Ms },
       successRate: successRate(counts.SUCCEEDED ?? 0, counts.FAILED ?? 0),
     };

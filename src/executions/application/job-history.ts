@@ -1,9 +1,4 @@
-/** The most recent execution of a job (by creation), as shown beside the job. */
-export interface LastExecution {
-  id: string;
-  status: string;
-  finishedAt: Date | null;
-}
+import type { LastExecution, RecentRun } from '../../jobs/application/job-runs.js';
 
 /** What the executions of a job created since an instant came to. */
 export interface JobExecutionStats {
@@ -12,16 +7,6 @@ export interface JobExecutionStats {
   /** Percentiles of started → finished, in milliseconds, over finished runs that started; null without any. */
   p50Ms: number | null;
   p95Ms: number | null;
-}
-
-/** A run of a job that ended, for the recent durations beside a job. */
-export interface RecentRun {
-  id: string;
-  status: string;
-  startedAt: Date | null;
-  finishedAt: Date;
-  /** Started → finished; null for a run cancelled before it started. */
-  durationMs: number | null;
 }
 
 /** A job whose last runs failed, as many in a row as `failuresInRow`. */

@@ -15,7 +15,7 @@ import {
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { MinRole } from '../../auth/http/auth.decorators.js';
+import { MinRole } from '../../shared/http/access.decorators.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { DomainError } from '../../shared/domain/domain-errors.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';

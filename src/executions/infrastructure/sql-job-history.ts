@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../../shared/infrastructure/database.js';
-import { FailingJob, JobExecutionStats, JobHistory, LastExecution, RecentRun } from '../application/job-history.js';
+import type { LastExecution, RecentRun } from '../../jobs/application/job-runs.js';
+import { FailingJob, JobExecutionStats, JobHistory } from '../application/job-history.js';
 
 @Injectable()
 export class SqlJobHistory extends JobHistory {

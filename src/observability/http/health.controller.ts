@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
-import { Public, Unlimited } from '../../auth/http/auth.decorators.js';
+import { Public, Unlimited } from '../../shared/http/access.decorators.js';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import { Database } from '../../shared/infrastructure/database.js';
 import { Heartbeats } from '../application/heartbeats.js';

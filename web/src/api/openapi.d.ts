@@ -75,6 +75,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workers/{id}/drain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a worker claiming (operator)
+         * @description It finishes what it runs and claims nothing new until resumed. Any node may drain any worker.
+         */
+        post: operations["WorkerDrainController_drain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workers/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Let a drained worker claim again (operator) */
+        post: operations["WorkerDrainController_resume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tokens": {
         parameters: {
             query?: never;
@@ -142,26 +179,6 @@ export interface paths {
          * @description Filters combine (all must hold); a `nextCursor` is followed with the same filters.
          */
         get: operations["AuditController_list"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/schedules/preview": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The next fire times of a cron expression in a time zone, before any job has it
-         * @description Parsed by the rules of a job's schedule, so an expression this accepts a job accepts too; a 400 names the bad parameter (`cron`, `timezone` or `count`).
-         */
-        get: operations["SchedulesController_preview"];
         put?: never;
         post?: never;
         delete?: never;
@@ -299,6 +316,69 @@ export interface paths {
          * @description Over the executions of the job created in the last `hours` hours (default 24): how many are in each status, and the median and 95th percentile of how long the finished ones ran (start to finish).
          */
         get: operations["JobsController_stats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/concurrency-groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every concurrency group, by name (admin) */
+        get: operations["ConcurrencyGroupsController_list"];
+        put?: never;
+        /** Create a concurrency group: a limit shared by the jobs that name it (admin) */
+        post: operations["ConcurrencyGroupsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/concurrency-groups/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a concurrency group (admin) */
+        get: operations["ConcurrencyGroupsController_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a concurrency group (admin)
+         * @description Refused (409) while jobs name it.
+         */
+        delete: operations["ConcurrencyGroupsController_remove"];
+        options?: never;
+        head?: never;
+        /**
+         * Change the limit or the name (admin)
+         * @description A new limit holds from the next claim on. A rename is refused (409) while jobs name the group.
+         */
+        patch: operations["ConcurrencyGroupsController_update"];
+        trace?: never;
+    };
+    "/schedules/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The next fire times of a cron expression in a time zone, before any job has it
+         * @description Parsed by the rules of a job's schedule, so an expression this accepts a job accepts too; a 400 names the bad parameter (`cron`, `timezone` or `count`).
+         */
+        get: operations["SchedulesController_preview"];
         put?: never;
         post?: never;
         delete?: never;
@@ -492,86 +572,6 @@ export interface paths {
         put?: never;
         /** QUEUED or RUNNING → CANCELLED; a running command is stopped by its worker */
         post: operations["ExecutionsController_cancel"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/concurrency-groups": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Every concurrency group, by name (admin) */
-        get: operations["ConcurrencyGroupsController_list"];
-        put?: never;
-        /** Create a concurrency group: a limit shared by the jobs that name it (admin) */
-        post: operations["ConcurrencyGroupsController_create"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/concurrency-groups/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Read a concurrency group (admin) */
-        get: operations["ConcurrencyGroupsController_get"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete a concurrency group (admin)
-         * @description Refused (409) while jobs name it.
-         */
-        delete: operations["ConcurrencyGroupsController_remove"];
-        options?: never;
-        head?: never;
-        /**
-         * Change the limit or the name (admin)
-         * @description A new limit holds from the next claim on. A rename is refused (409) while jobs name the group.
-         */
-        patch: operations["ConcurrencyGroupsController_update"];
-        trace?: never;
-    };
-    "/workers/{id}/drain": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Stop a worker claiming (operator)
-         * @description It finishes what it runs and claims nothing new until resumed. Any node may drain any worker.
-         */
-        post: operations["WorkerDrainController_drain"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/workers/{id}/resume": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Let a drained worker claim again (operator) */
-        post: operations["WorkerDrainController_resume"];
         delete?: never;
         options?: never;
         head?: never;
@@ -931,15 +931,6 @@ export interface components {
             items: components["schemas"]["AuditEventResponse"][];
             /** @example null */
             nextCursor: string | null;
-        };
-        NextRunsResponse: {
-            /**
-             * @example [
-             *       "2026-12-01T14:00:00.000Z",
-             *       "2026-12-02T14:00:00.000Z"
-             *     ]
-             */
-            runs: string[];
         };
         JobAlertDto: {
             /**
@@ -1446,6 +1437,15 @@ export interface components {
         };
         /** @description No fields: send nothing or {} */
         EmptyBodyDto: Record<string, never>;
+        NextRunsResponse: {
+            /**
+             * @example [
+             *       "2026-12-01T14:00:00.000Z",
+             *       "2026-12-02T14:00:00.000Z"
+             *     ]
+             */
+            runs: string[];
+        };
         ExecutionCountsResponse: {
             /** @example 0 */
             QUEUED: number;
@@ -1487,6 +1487,48 @@ export interface components {
              * @example 0.9
              */
             successRate: number | null;
+        };
+        CreateConcurrencyGroupDto: {
+            /**
+             * @description Unique
+             * @example database
+             */
+            name: string;
+            /**
+             * @description At most this many runs of the group's jobs RUNNING at once, across every worker
+             * @example 3
+             */
+            limit: number;
+        };
+        ConcurrencyGroupResponse: {
+            /**
+             * Format: uuid
+             * @example 3f1c2a8e-9b7d-4e55-8a0f-6d2c1b0a9e44
+             */
+            id: string;
+            /** @example database */
+            name: string;
+            /** @example 3 */
+            limit: number;
+            /** @example 2026-11-30T10:00:00.000Z */
+            createdAt: string;
+            /** @example 2026-11-30T10:00:00.000Z */
+            updatedAt: string;
+        };
+        ConcurrencyGroupListResponse: {
+            items: components["schemas"]["ConcurrencyGroupResponse"][];
+        };
+        UpdateConcurrencyGroupDto: {
+            /**
+             * @description Unique
+             * @example database
+             */
+            name?: string;
+            /**
+             * @description At most this many runs of the group's jobs RUNNING at once, across every worker
+             * @example 3
+             */
+            limit?: number;
         };
         RunRequestDto: {
             /**
@@ -1687,48 +1729,6 @@ export interface components {
              * @example Backup command failed
              */
             errorMessage?: string;
-        };
-        CreateConcurrencyGroupDto: {
-            /**
-             * @description Unique
-             * @example database
-             */
-            name: string;
-            /**
-             * @description At most this many runs of the group's jobs RUNNING at once, across every worker
-             * @example 3
-             */
-            limit: number;
-        };
-        ConcurrencyGroupResponse: {
-            /**
-             * Format: uuid
-             * @example 3f1c2a8e-9b7d-4e55-8a0f-6d2c1b0a9e44
-             */
-            id: string;
-            /** @example database */
-            name: string;
-            /** @example 3 */
-            limit: number;
-            /** @example 2026-11-30T10:00:00.000Z */
-            createdAt: string;
-            /** @example 2026-11-30T10:00:00.000Z */
-            updatedAt: string;
-        };
-        ConcurrencyGroupListResponse: {
-            items: components["schemas"]["ConcurrencyGroupResponse"][];
-        };
-        UpdateConcurrencyGroupDto: {
-            /**
-             * @description Unique
-             * @example database
-             */
-            name?: string;
-            /**
-             * @description At most this many runs of the group's jobs RUNNING at once, across every worker
-             * @example 3
-             */
-            limit?: number;
         };
         RunsNowResponse: {
             /** @example 3 */
@@ -2816,6 +2816,120 @@ export interface operations {
             };
         };
     };
+    WorkerDrainController_drain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerResponse"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    WorkerDrainController_resume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerResponse"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     TokensController_list: {
         parameters: {
             query?: {
@@ -3076,67 +3190,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuditPageResponse"];
-                };
-            };
-            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description No bearer token, or an unknown or revoked one */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description The token's role does not include the one this endpoint needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-        };
-    };
-    SchedulesController_preview: {
-        parameters: {
-            query: {
-                /** @description A cron expression, as a job takes it */
-                cron: string;
-                /** @description IANA time zone of the schedule */
-                timezone?: string;
-                count?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NextRunsResponse"];
                 };
             };
             /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
@@ -3885,6 +3938,400 @@ export interface operations {
             };
         };
     };
+    ConcurrencyGroupsController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConcurrencyGroupListResponse"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ConcurrencyGroupsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateConcurrencyGroupDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConcurrencyGroupResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Illegal transition, duplicate name, or a concurrent change (the message says which) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ConcurrencyGroupsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConcurrencyGroupResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ConcurrencyGroupsController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Illegal transition, duplicate name, or a concurrent change (the message says which) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ConcurrencyGroupsController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateConcurrencyGroupDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConcurrencyGroupResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Illegal transition, duplicate name, or a concurrent change (the message says which) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    SchedulesController_preview: {
+        parameters: {
+            query: {
+                /** @description A cron expression, as a job takes it */
+                cron: string;
+                /** @description IANA time zone of the schedule */
+                timezone?: string;
+                count?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NextRunsResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     ExecutionsController_create: {
         parameters: {
             query?: never;
@@ -4608,453 +5055,6 @@ export interface operations {
             };
             /** @description Illegal transition, duplicate name, or a concurrent change (the message says which) */
             409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-        };
-    };
-    ConcurrencyGroupsController_list: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConcurrencyGroupListResponse"];
-                };
-            };
-            /** @description No bearer token, or an unknown or revoked one */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description The token's role does not include the one this endpoint needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-        };
-    };
-    ConcurrencyGroupsController_create: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateConcurrencyGroupDto"];
-            };
-        };
-        responses: {
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConcurrencyGroupResponse"];
-                };
-            };
-            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description No bearer token, or an unknown or revoked one */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description The token's role does not include the one this endpoint needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description Illegal transition, duplicate name, or a concurrent change (the message says which) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-        };
-    };
-    ConcurrencyGroupsController_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConcurrencyGroupResponse"];
-                };
-            };
-            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description No bearer token, or an unknown or revoked one */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description The token's role does not include the one this endpoint needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description No such job or execution */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-        };
-    };
-    ConcurrencyGroupsController_remove: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description No bearer token, or an unknown or revoked one */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description The token's role does not include the one this endpoint needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description No such job or execution */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description Illegal transition, duplicate name, or a concurrent change (the message says which) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-        };
-    };
-    ConcurrencyGroupsController_update: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateConcurrencyGroupDto"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConcurrencyGroupResponse"];
-                };
-            };
-            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description No bearer token, or an unknown or revoked one */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description The token's role does not include the one this endpoint needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description No such job or execution */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description Illegal transition, duplicate name, or a concurrent change (the message says which) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-        };
-    };
-    WorkerDrainController_drain: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WorkerResponse"];
-                };
-            };
-            /** @description No bearer token, or an unknown or revoked one */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description The token's role does not include the one this endpoint needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description No such job or execution */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-        };
-    };
-    WorkerDrainController_resume: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WorkerResponse"];
-                };
-            };
-            /** @description No bearer token, or an unknown or revoked one */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description The token's role does not include the one this endpoint needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description No such job or execution */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,8 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsString } from 'class-validator';
 import { ApiToken } from '../../domain/api-token.js';
-import { ROLES } from '../../domain/role.js';
-import type { Role } from '../../domain/role.js';
+import { ROLES } from '../../../shared/domain/role.js';
+import type { Role } from '../../../shared/domain/role.js';
 
 export class CreateTokenDto {
   @ApiProperty({ example: 'ci', minLength: 1, maxLength: 100 })

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { Overview } from '../../application/overview.service.js';
-import { ExecutionCountsResponse } from './job.response.js';
+import { ExecutionCountsResponse } from '../../../jobs/http/dto/job.response.js';
 
 export class RunsNowResponse {
   @ApiProperty({ example: 3 })

@@ -4,6 +4,7 @@ import { IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
 import { JOB_LIMITS } from '../../domain/job.js';
 import { ListQueryDto } from '../../../shared/http/list-query.dto.js';
 
+/** GET /jobs: a page of jobs, filtered. */
 export class ListJobsQuery extends ListQueryDto {
   @ApiPropertyOptional({ type: Boolean, description: 'Only enabled (true) or disabled (false) jobs' })
   @IsOptional()
@@ -19,4 +20,15 @@ export class ListJobsQuery extends ListQueryDto {
   @IsString()
   @MaxLength(JOB_LIMITS.nameMaxLength)
   name?: string;
+
+  @ApiPropertyOptional({
+    type: Boolean,
+    description:
+      'Only jobs whose last run that succeeded or failed failed (true), or only the others (false); ' +
+      'cancelled runs do not count',
+  })
+  @IsOptional()
+  @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @IsBoolean({ message: 'failing must be true or false' })
+  failing?: boolean;
 }

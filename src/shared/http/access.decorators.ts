@@ -1,7 +1,11 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
-import type { Principal } from '../application/principal.js';
+import type { Principal } from '../domain/principal.js';
 import type { Role } from '../domain/role.js';
 
+/*
+ * Who may call a route, as metadata: any module marks its routes with these, and the auth
+ * module's guards read them (and set the caller), so no module depends on auth to be guarded.
+ */
 export const MIN_ROLE = 'orbit:min-role';
 export const PUBLIC = 'orbit:public';
 export const UNLIMITED = 'orbit:unlimited';

@@ -1,18 +1,15 @@
 import { Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { MinRole } from '../../auth/http/auth.decorators.js';
+import { MinRole } from '../../shared/http/access.decorators.js';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { NotFoundError } from '../../shared/domain/domain-errors.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { Audited } from '../../shared/http/audited.decorator.js';
-import { WorkerRegistry } from '../../workers/application/worker-registry.js';
-import { LISTED_FOR_MS, WorkerResponse, workerResponse } from '../../workers/http/workers.controller.js';
+import { WorkerRegistry } from '../application/worker-registry.js';
+import { LISTED_FOR_MS, WorkerResponse, workerResponse } from './workers.controller.js';
 
-/**
- * Drain and resume (operator). The workers module keeps the registry and lists it; these routes
- * need roles, which it does not know, so they are served here, as the /jobs routes are.
- */
+/** Drain and resume (operator): what a worker claims, set in the registry it heartbeats to. */
 @ApiTags('workers')
 @ApiBearerAuth()
 @MinRole('operator')

@@ -1,11 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { RecentRun } from '../../application/job-history.js';
-import { EXECUTION_STATUSES } from '../../domain/execution-status.js';
+import type { RecentRun } from '../../application/job-runs.js';
+import { RUN_STATUSES } from '../../domain/run-status.js';
 
 export class RecentRunResponse {
   @ApiProperty({ example: '5c3b0c55-9f8e-4a51-8f0e-2b1f7f7e2a11', format: 'uuid' })
   id!: string;
-  @ApiProperty({ enum: EXECUTION_STATUSES, example: 'SUCCEEDED' })
+  @ApiProperty({ enum: RUN_STATUSES, example: 'SUCCEEDED' })
   status!: string;
   @ApiProperty({
     type: String,

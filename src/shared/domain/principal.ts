@@ -1,4 +1,4 @@
-import type { Role } from '../domain/role.js';
+import type { Role } from './role.js';
 
 /** Who is calling: the token's name is what the audit trail records. */
 export interface Principal {

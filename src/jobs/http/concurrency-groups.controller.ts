@@ -7,8 +7,8 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { MinRole } from '../../auth/http/auth.decorators.js';
-import { ConcurrencyGroupsService } from '../../jobs/application/concurrency-groups.service.js';
+import { MinRole } from '../../shared/http/access.decorators.js';
+import { ConcurrencyGroupsService } from '../application/concurrency-groups.service.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { Audited } from '../../shared/http/audited.decorator.js';
 import {
@@ -18,10 +18,7 @@ import {
   UpdateConcurrencyGroupDto,
 } from './dto/concurrency-group.dto.js';
 
-/**
- * Concurrency groups (admin): the jobs module keeps them; they are served here, beside /jobs,
- * where the roles are known.
- */
+/** Concurrency groups (admin): limits shared by the jobs that name them. */
 @ApiTags('concurrency-groups')
 @ApiBearerAuth()
 @MinRole('admin')

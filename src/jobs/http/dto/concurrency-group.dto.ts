@@ -1,7 +1,7 @@
 import { ApiProperty, PartialType } from '@nestjs/swagger';
 import { IsInt, IsString } from 'class-validator';
-import { ConcurrencyGroup } from '../../../jobs/domain/concurrency-group.js';
-import { PLACEMENT_LIMITS } from '../../../jobs/domain/job-placement.js';
+import { ConcurrencyGroup } from '../../domain/concurrency-group.js';
+import { PLACEMENT_LIMITS } from '../../domain/job-placement.js';
 
 export class CreateConcurrencyGroupDto {
   @ApiProperty({ example: 'database', maxLength: PLACEMENT_LIMITS.groupNameMaxLength, description: 'Unique' })

@@ -1,18 +1,17 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Job } from '../../../jobs/domain/job.js';
-import { CONCURRENCY_POLICIES, MISFIRE_POLICIES } from '../../../jobs/domain/job-policies.js';
-import { JobAlertDto } from '../../../jobs/http/dto/job-alert.dto.js';
-import { RUN_ON } from '../../../jobs/domain/job-placement.js';
-import { JobParameterDto } from '../../../jobs/http/dto/job-parameter.dto.js';
-import { JobTriggerDto } from '../../../jobs/http/dto/job-trigger.dto.js';
-import type { LastExecution } from '../../application/job-history.js';
-import type { JobStats } from '../../application/job-history.service.js';
-import { EXECUTION_STATUSES } from '../../domain/execution-status.js';
+import type { JobStats, LastExecution } from '../../application/job-runs.js';
+import { Job } from '../../domain/job.js';
+import { CONCURRENCY_POLICIES, MISFIRE_POLICIES } from '../../domain/job-policies.js';
+import { RUN_ON } from '../../domain/job-placement.js';
+import { RUN_STATUSES } from '../../domain/run-status.js';
+import { JobAlertDto } from './job-alert.dto.js';
+import { JobParameterDto } from './job-parameter.dto.js';
+import { JobTriggerDto } from './job-trigger.dto.js';
 
 export class LastExecutionResponse {
   @ApiProperty({ example: '5c3b0c55-9f8e-4a51-8f0e-2b1f7f7e2a11', format: 'uuid' })
   id!: string;
-  @ApiProperty({ enum: EXECUTION_STATUSES, example: 'SUCCEEDED' })
+  @ApiProperty({ enum: RUN_STATUSES, example: 'SUCCEEDED' })
   status!: string;
   @ApiProperty({ type: String, nullable: true, example: '2026-11-30T10:00:03.250Z', description: 'null until final' })
   finishedAt!: string | null;

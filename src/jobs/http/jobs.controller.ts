@@ -7,36 +7,32 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { JobsService } from '../../jobs/application/jobs.service.js';
-import { Job } from '../../jobs/domain/job.js';
-import { CreateJobDto } from '../../jobs/http/dto/create-job.dto.js';
-import { NEXT_RUNS, NextRunsQuery } from '../../jobs/http/dto/next-runs.query.js';
-import { UpdateJobDto } from '../../jobs/http/dto/update-job.dto.js';
-import { PauseJobDto } from '../../jobs/http/dto/pause-job.dto.js';
-import { MinRole } from '../../auth/http/auth.decorators.js';
+import { MinRole } from '../../shared/http/access.decorators.js';
 import { EmptyBodyDto } from '../../shared/http/empty-body.dto.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { Audited } from '../../shared/http/audited.decorator.js';
-import { JobHistoryService } from '../application/job-history.service.js';
-import { NextRunsResponse } from '../../jobs/http/dto/next-runs.response.js';
+import { JobRuns } from '../application/job-runs.js';
+import { JobsService } from '../application/jobs.service.js';
+import { Job } from '../domain/job.js';
+import { CreateJobDto } from './dto/create-job.dto.js';
 import { JobPageResponse, JobResponse, JobStatsResponse } from './dto/job.response.js';
-import { JobsListQuery } from './dto/jobs-list.query.js';
+import { ListJobsQuery } from './dto/list-jobs.query.js';
+import { NEXT_RUNS, NextRunsQuery } from './dto/next-runs.query.js';
+import { NextRunsResponse } from './dto/next-runs.response.js';
+import { PauseJobDto } from './dto/pause-job.dto.js';
 import { RECENT_RUNS, RecentRunsQuery } from './dto/recent-runs.query.js';
 import { RecentRunResponse, RecentRunsResponse } from './dto/recent-runs.response.js';
 import { STATS_HOURS, StatsQuery } from './dto/stats.query.js';
+import { UpdateJobDto } from './dto/update-job.dto.js';
 
-/**
- * The jobs resource. Every answer about a job carries its last execution and /stats reads its
- * executions, so the routes are served here, where both modules are known; the jobs module
- * keeps the jobs and their rules, and its request DTOs.
- */
+/** The jobs resource. Every answer about a job carries its last run, read through JobRuns. */
 @ApiTags('jobs')
 @ApiBearerAuth()
 @Controller('jobs')
 export class JobsController {
   constructor(
     private readonly jobs: JobsService,
-    private readonly history: JobHistoryService,
+    private readonly runs: JobRuns,
   ) {}
 
   @Post()
@@ -52,8 +48,8 @@ export class JobsController {
   @ApiOperation({ summary: 'List jobs, newest first' })
   @ApiOkResponse({ type: JobPageResponse })
   @ApiErrors(400)
-  async list(@Query() query: JobsListQuery): Promise<JobPageResponse> {
-    const failing = query.failing === undefined ? undefined : await this.history.failingJobIds();
+  async list(@Query() query: ListJobsQuery): Promise<JobPageResponse> {
+    const failing = query.failing === undefined ? undefined : await this.runs.failingJobIds();
     const page = await this.jobs.list(
       {
         enabled: query.enabled,
@@ -76,7 +72,7 @@ export class JobsController {
   @ApiOkResponse({ type: RecentRunsResponse })
   @ApiErrors(400)
   async recentRuns(@Query() query: RecentRunsQuery): Promise<RecentRunsResponse> {
-    const items = await this.history.recentRuns(query.ids, query.count ?? RECENT_RUNS.default);
+    const items = await this.runs.recentRuns(query.ids, query.count ?? RECENT_RUNS.default);
     return { items: items.map((item) => ({ ...item, runs: item.runs.map(RecentRunResponse.from) })) };
   }
 
@@ -164,12 +160,12 @@ export class JobsController {
   @ApiOkResponse({ type: JobStatsResponse })
   @ApiErrors(400, 404)
   async stats(@Param('id', ParseUUIDPipe) id: string, @Query() query: StatsQuery): Promise<JobStatsResponse> {
-    return JobStatsResponse.from(await this.history.stats(id, query.hours ?? STATS_HOURS.default));
+    return JobStatsResponse.from(await this.runs.stats(id, query.hours ?? STATS_HOURS.default));
   }
 
   /** Jobs as answered: each with its most recent execution, read for all of them in one query. */
   private async withLastExecutions(jobs: Job[]): Promise<JobResponse[]> {
-    const last = await this.history.lastExecutions(jobs.map((job) => job.id));
+    const last = await this.runs.lastExecutions(jobs.map((job) => job.id));
     return jobs.map((job) => JobResponse.from(job, last.get(job.id) ?? null));
   }
 
