@@ -4,11 +4,9 @@ import './form-section.css';
 
 interface Props {
   title: string;
-  /** The fields inside, by the names the API's messages start with. */
-  fields: readonly string[];
-  /** The labels of the fields, listed beside a folded section's title so a reader knows what it holds. */
-  labels: Record<string, string>;
-  /** What the API said about the fields of the last save. */
+  /** The fields inside; their labels are listed beside a folded section's title so a reader knows what it holds. */
+  fields: ReadonlyArray<{ name: string; label: string }>;
+  /** What the API said about the fields of the last save, by name. */
   errors: Partial<Record<string, string>>;
   /** Folded away (native details) until opened, unless `open`. */
   advanced?: boolean;
@@ -22,9 +20,9 @@ interface Props {
  * away; a save whose answer names a field inside opens it, so that the message beside the field
  * is seen (each failed save, even when the reader folded it again after the last one).
  */
-export function FormSection({ title, fields, labels, errors, advanced, open, children }: Props) {
+export function FormSection({ title, fields, errors, advanced, open, children }: Props) {
   const details = useRef<HTMLDetailsElement>(null);
-  const invalid = fields.some((name) => errors[name]);
+  const invalid = fields.some(({ name }) => errors[name]);
   useEffect(() => {
     if (invalid && details.current) details.current.open = true;
   }, [errors, invalid]);
@@ -40,7 +38,7 @@ export function FormSection({ title, fields, labels, errors, advanced, open, chi
   return (
     <details ref={details} class="form-section" open={open}>
       <summary>
-        {title} <span class="hint">{fields.map((name) => labels[name]).join(', ')}</span>
+        {title} <span class="hint">{fields.map(({ label }) => label).join(', ')}</span>
       </summary>
       <fieldset>
         <legend class="visually-hidden">{title}</legend>
