@@ -18,7 +18,8 @@ function pageTable(): Map<string, string[]> {
     const module = /^`(\w+)`$/.exec(cells[1] ?? '')?.[1];
     if (module === undefined || cells.length < 5) continue;
     if (table.has(module)) throw new Error(`docs/architecture.md lists ${module} twice`);
-    const imports = cells[3] === 'nothing' ? [] : cells[3].split(',').map((name) => name.trim().replace(/`/g, ''));
+    const cell = cells[3] ?? '';
+    const imports = cell === 'nothing' ? [] : cell.split(',').map((name) => name.trim().replace(/`/g, ''));
     table.set(module, imports);
   }
   return table;
@@ -49,8 +50,8 @@ function importedModules(): Map<string, Set<string>> {
   for (const module of folders) {
     const used = new Set<string>();
     for (const file of sourceFiles(join(ROOT, 'src', module))) {
-      for (const [, specifier] of readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.[^']+)'/g)) {
-        const target = relative(join(ROOT, 'src'), resolve(dirname(file), specifier)).split(sep)[0];
+      for (const [, specifier = ''] of readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.[^']+)'/g)) {
+        const target = relative(join(ROOT, 'src'), resolve(dirname(file), specifier)).split(sep)[0] ?? '';
         if (target !== module && folders.includes(target)) used.add(target);
       }
     }

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { createHash, randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { expectErrorBody } from './support/error-body.js';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from './support/test-app.js';
 import { createTestDatabase, TestDatabase } from './support/test-database.js';
 
@@ -411,10 +412,8 @@ function validJob(overrides: Body = {}): Body {
 }
 
 function expectError(res: request.Response, statusCode: number, error: string): void {
-  expect({ status: res.status, body: res.body as unknown }).toEqual({
-    status: statusCode,
-    body: { statusCode, message: expect.any(String), error },
-  });
+  expect(res.status).toBe(statusCode);
+  expectErrorBody(res.body, statusCode, error);
 }
 
 function send(t: TestApp, method: Method, path: string, authorization?: string, body?: Body): request.Test {

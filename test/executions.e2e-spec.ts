@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { FakeClock } from './support/fake-clock.js';
+import { expectErrorBody } from './support/error-body.js';
 import { createTestApp, TestApp } from './support/test-app.js';
 
 const T0 = '2026-11-30T10:00:00.000Z';
@@ -73,9 +74,7 @@ async function walkExecutions(
   throw new Error('paging never ended');
 }
 
-function expectError(body: unknown, statusCode: number, error: string, message?: string): void {
-  expect(body).toEqual({ statusCode, message: message ?? expect.any(String), error });
-}
+const expectError = expectErrorBody;
 
 describe('executions over HTTP', () => {
   const clock = new FakeClock(new Date(T0));

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { jest } from '@jest/globals';
 import request from 'supertest';
 import { Database } from '../src/shared/infrastructure/database.js';
+import { expectErrorBody } from './support/error-body.js';
 import { FakeClock } from './support/fake-clock.js';
 import { createTestApp, TestApp } from './support/test-app.js';
 
@@ -309,7 +310,8 @@ describe('jobs at a glance: lastExecution and stats', () => {
       const res = await api().get(`/jobs/${job.id}/stats?hours=${hours}`);
 
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ statusCode: 400, message: expect.stringContaining('hours'), error: 'Bad Request' });
+      expectErrorBody(res.body, 400, 'Bad Request');
+      expect(res.body).toMatchObject({ message: expect.stringContaining('hours'), field: 'hours' });
     });
 
     it('an unknown job is 404', async () => {

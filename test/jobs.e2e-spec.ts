@@ -3,6 +3,7 @@ import request from 'supertest';
 import { FakeClock } from './support/fake-clock.js';
 import { createTestApp, TestApp } from './support/test-app.js';
 import { JOB_FIELDS } from './support/contract.js';
+import { expectErrorBody } from './support/error-body.js';
 
 const T0 = '2026-11-30T10:00:00.000Z';
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
@@ -17,9 +18,7 @@ const validJob = (overrides: Body = {}): Body => ({
   ...overrides,
 });
 
-function expectError(body: unknown, statusCode: number, error: string): void {
-  expect(body).toEqual({ statusCode, message: expect.any(String), error });
-}
+const expectError = (body: unknown, statusCode: number, error: string) => expectErrorBody(body, statusCode, error);
 
 /** Every way a job field can be wrong, on create and on update alike. */
 const INVALID_FIELDS: Array<[string, unknown]> = [
@@ -242,7 +241,12 @@ describe('jobs over HTTP', () => {
         .send(validJob({ owner: 'ops' }));
 
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ statusCode: 400, message: 'owner is not an accepted field', error: 'Bad Request' });
+      expect(res.body).toEqual({
+        statusCode: 400,
+        message: 'owner is not an accepted field',
+        error: 'Bad Request',
+        field: 'owner',
+      });
     });
 
     it('refuses a body that is not valid JSON', async () => {
@@ -413,7 +417,12 @@ describe('jobs over HTTP', () => {
       const res = await api().patch(`/jobs/${job.id}`).send({ owner: 'ops' });
 
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ statusCode: 400, message: 'owner is not an accepted field', error: 'Bad Request' });
+      expect(res.body).toEqual({
+        statusCode: 400,
+        message: 'owner is not an accepted field',
+        error: 'Bad Request',
+        field: 'owner',
+      });
     });
 
     it.each(['id', 'createdAt', 'updatedAt', 'nextRunAt', 'version'])(
@@ -429,6 +438,7 @@ describe('jobs over HTTP', () => {
           statusCode: 400,
           message: `${field} is not an accepted field`,
           error: 'Bad Request',
+          field,
         });
         expect((await api().get(`/jobs/${job.id}`)).body).toEqual(job);
       },

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { expectErrorBody } from './support/error-body.js';
 import { FakeClock } from './support/fake-clock.js';
 import { createTestApp, TestApp } from './support/test-app.js';
 
@@ -51,10 +52,11 @@ describe('GET /schedules/preview', () => {
     ['count', { cron: '* * * * *', count: '101' }, 'count must not be greater than 100'],
     ['count', { cron: '* * * * *', count: 'many' }, 'count must be an integer'],
     ['every', { cron: '* * * * *', every: 'day' }, 'every is not an accepted field'],
-  ])('a bad %s → 400 naming it: %j', async (_field, query, message) => {
+  ])('a bad %s → 400 naming it: %j', async (field, query, message) => {
     const res = await preview(query);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ statusCode: 400, message: expect.stringContaining(message), error: 'Bad Request' });
+    expectErrorBody(res.body, 400, 'Bad Request');
+    expect(res.body).toMatchObject({ message: expect.stringContaining(message), field });
     expect(res.body.message.startsWith(message.split(' ')[0]!)).toBe(true);
   });
 });

@@ -85,17 +85,30 @@ describe('the API documentation', () => {
     expect(statuses).toEqual(expect.arrayContaining(errors));
   });
 
-  it.each(ENDPOINTS)('%s %s documents every error as {statusCode, message, error}', (method, path) => {
-    const errors = Object.entries(op(method, path).responses).filter(([status]) => Number(status) >= 400);
-    expect(errors.length).toBeGreaterThan(0);
-    for (const [, response] of errors) {
-      const name = schemaName(response.content?.['application/json']?.schema?.$ref);
-      expect(doc.components.schemas[name]?.properties).toEqual({
-        statusCode: expect.any(Object),
-        message: expect.any(Object),
-        error: expect.any(Object),
-      });
-    }
+  it.each(ENDPOINTS)(
+    '%s %s documents every error as {statusCode, message, error}, with the optional field and errors',
+    (method, path) => {
+      const errors = Object.entries(op(method, path).responses).filter(([status]) => Number(status) >= 400);
+      expect(errors.length).toBeGreaterThan(0);
+      for (const [, response] of errors) {
+        const name = schemaName(response.content?.['application/json']?.schema?.$ref);
+        expect(doc.components.schemas[name]?.properties).toEqual({
+          statusCode: expect.any(Object),
+          message: expect.any(Object),
+          error: expect.any(Object),
+          field: expect.any(Object),
+          errors: expect.any(Object),
+        });
+        expect(doc.components.schemas[name]?.required?.sort()).toEqual(['error', 'message', 'statusCode']);
+      }
+    },
+  );
+
+  it('documents each mistake of an error answer with its field', () => {
+    expect(doc.components.schemas['FieldErrorDto']).toMatchObject({
+      properties: { field: { type: 'string' }, message: { type: 'string' } },
+      required: ['field', 'message'],
+    });
   });
 
   it('a job is documented with every field of the contract', () => {

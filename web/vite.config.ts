@@ -7,7 +7,7 @@ import { defineConfig, type Plugin } from 'vite';
  * throws on a tag Intl refuses (`en-US@posix`, Chromium's on a Linux box with LANG=C), so the
  * chart never loads. uPlot's source has since taken the runtime's default instead (its pull
  * request 1054); this makes the same change until a release carries it. The chart passes its own
- * formatters (web/src/format.ts), so that format is never shown. The build fails once the line is
+ * formatters (web/src/shared/format.ts), so that format is never shown. The build fails once the line is
  * gone: then this plugin goes too.
  */
 function uplotWithoutNavigatorLanguage(): Plugin {

@@ -2,6 +2,7 @@ import request from 'supertest';
 import { EVENT_TYPES } from '../../src/events/domain/orbit-event.js';
 import { EXECUTION_STATUSES } from '../../src/executions/domain/execution-status.js';
 import { EVENT_FIELDS } from '../support/contract.js';
+import { expectErrorBody } from '../support/error-body.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import type { Body } from './support.js';
 
@@ -104,6 +105,7 @@ describe('GET /events', () => {
     ['cursor=x', 'cursor is not an accepted field'],
   ])('GET /events?%s is a 400 naming the field', async (query, message) => {
     const res = await http().get(`/events?${query}`).expect(400);
-    expect(res.body).toEqual({ statusCode: 400, error: 'Bad Request', message: expect.stringContaining(message) });
+    expectErrorBody(res.body, 400, 'Bad Request');
+    expect(res.body).toMatchObject({ message: expect.stringContaining(message), field: query.split('=')[0] });
   });
 });

@@ -170,6 +170,7 @@ describe('GET /events/stream', () => {
         statusCode: 400,
         error: 'Bad Request',
         message: 'Last-Event-ID must be the id of an event (a non-negative integer)',
+        field: 'Last-Event-ID',
       });
     }
     const res = await fetch(`${base}/events/stream?after=x`, {

@@ -198,6 +198,19 @@ describe('the dashboard in a real browser', () => {
     await textOf(page.locator('#name-error'), /A job named 'ui-created' already exists/);
   });
 
+  it('a save refused for several fields names each beside its own, by the field the API gives', async () => {
+    await page.goto('/ui/jobs/new');
+    await page.getByLabel('Name').fill('ui-several');
+    await page.getByLabel('Command').fill('true');
+    await page.getByLabel('Cron expression').fill('@daily');
+    await page.getByLabel('Max retries').fill('lots');
+    await page.getByLabel('Timeout (seconds)').fill('long');
+    await button('Save').click();
+    await textOf(page.locator('#maxRetries-error'), /^maxRetries must be an integer number$/);
+    await textOf(page.locator('#timeoutSeconds-error'), /^timeoutSeconds must be an integer number$/);
+    expect(await page.getByRole('alert').textContent()).toBe('');
+  });
+
   it('Run now opens the run and follows its output live, stdout and stderr apart, until it ends', async () => {
     const job = await createJob({
       command: 'echo first; sleep 1.5; echo second; echo warned >&2; sleep 1.5; echo third',

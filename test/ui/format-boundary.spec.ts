@@ -4,7 +4,7 @@ import ts from 'typescript';
 
 const WEB_SRC = join(import.meta.dirname, '../../web/src');
 /** Where dates and numbers are written, and where the browser's languages are read. */
-const FORMATTERS = new Set(['format.ts', 'locales.ts']);
+const FORMATTERS = new Set(['shared/format.ts', 'shared/locales.ts']);
 
 /**
  * Each use of Intl or of a toLocale* method (and localeCompare) in the source: each one outside
@@ -33,10 +33,10 @@ function sources(dir: string): string[] {
     .map((entry) => join(entry.parentPath, entry.name));
 }
 
-describe('the dashboard writes dates and numbers through web/src/format.ts only', () => {
+describe('the dashboard writes dates and numbers through web/src/shared/format.ts only', () => {
   it('no other module of web/src uses Intl or toLocale*', () => {
     const files = sources(WEB_SRC).map((path) => relative(WEB_SRC, path));
-    expect(files).toEqual(expect.arrayContaining(['format.ts', 'locales.ts', 'components/duration-plot.ts']));
+    expect(files).toEqual(expect.arrayContaining(['shared/format.ts', 'shared/locales.ts', 'jobs/duration-plot.ts']));
     const outside = files
       .filter((file) => !FORMATTERS.has(file))
       .flatMap((file) => localeUses(file, readFileSync(join(WEB_SRC, file), 'utf8')));

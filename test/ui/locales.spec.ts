@@ -1,4 +1,4 @@
-import { usableLocales } from '../../web/src/locales.js';
+import { usableLocales } from '../../web/src/shared/locales.js';
 
 describe('usableLocales', () => {
   it.each([

@@ -1,17 +1,17 @@
 import type { ComponentChildren } from 'preact';
-import { Link, useLocation, type Location } from './router';
-import { SessionGate, useSession } from './session';
-import { AuditPage } from './pages/audit';
-import { ChannelsPage } from './pages/channels';
-import { ExecutionPage } from './pages/execution';
-import { JobForm } from './pages/job-form';
-import { JobPage } from './pages/job';
-import { JobsPage } from './pages/jobs';
-import { NotFound } from './pages/not-found';
-import { OverviewPage } from './pages/overview';
-import { SignIn } from './pages/sign-in';
-import { TokensPage } from './pages/tokens';
-import { WorkersPage } from './pages/workers';
+import { Link, useLocation, type Location } from './shared/router';
+import { SessionGate, useSession } from './auth/session';
+import { AuditPage } from './audit/audit';
+import { ChannelsPage } from './channels/channels';
+import { ExecutionPage } from './executions/execution';
+import { JobForm } from './jobs/form/job-form';
+import { JobPage } from './jobs/job';
+import { JobsPage } from './jobs/jobs';
+import { NotFound } from './shared/not-found';
+import { OverviewPage } from './overview/overview';
+import { SignIn } from './auth/sign-in';
+import { TokensPage } from './auth/tokens';
+import { WorkersPage } from './workers/workers';
 
 const UUID = '([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})';
 

@@ -84,7 +84,7 @@ export class SqlChannelRepository extends ChannelRepository {
       return await write();
     } catch (error) {
       if (uniqueViolation(error) === 'channels_name_key') {
-        throw new ConflictError(`A channel named '${channel.name}' already exists`);
+        throw new ConflictError(`A channel named '${channel.name}' already exists`, 'name');
       }
       throw error;
     }

@@ -74,7 +74,7 @@ export class SqlConcurrencyGroupRepository extends ConcurrencyGroupRepository {
       return await write();
     } catch (error) {
       if (uniqueViolation(error) === 'concurrency_groups_name_key') {
-        throw new ConflictError(`A concurrency group named '${name}' exists already`);
+        throw new ConflictError(`A concurrency group named '${name}' exists already`, 'name');
       }
       throw error;
     }

@@ -235,7 +235,7 @@ export class SqlJobRepository extends JobRepository {
       return await write();
     } catch (error) {
       if (uniqueViolation(error) === 'jobs_name_live_key') {
-        throw new ConflictError(`A job named '${job.name}' already exists`);
+        throw new ConflictError(`A job named '${job.name}' already exists`, 'name');
       }
       throw error;
     }

@@ -1,6 +1,13 @@
-/** Base of every error the domain raises on purpose; the HTTP layer maps each kind to one status. */
+/**
+ * Base of every error the domain raises on purpose; the HTTP layer maps each kind to one status.
+ * `field` names the input the error is about (a path such as `triggers[0].after`), when there is one:
+ * the error answer carries it, so a client shows the message beside that input.
+ */
 export abstract class DomainError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
     super(message);
     this.name = new.target.name;
   }
@@ -10,14 +17,7 @@ export abstract class DomainError extends Error {
 export class IllegalTransitionError extends DomainError {}
 
 /** A value that breaks a rule of the domain (HTTP 400). */
-export class InvalidArgumentError extends DomainError {
-  constructor(
-    message: string,
-    readonly field?: string,
-  ) {
-    super(message);
-  }
-}
+export class InvalidArgumentError extends DomainError {}
 
 /** The addressed thing does not exist (HTTP 404). */
 export class NotFoundError extends DomainError {}

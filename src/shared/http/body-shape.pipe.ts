@@ -1,4 +1,5 @@
 import { ArgumentMetadata, BadRequestException, Injectable, PipeTransform } from '@nestjs/common';
+import { FieldsRefusedException } from './validation.js';
 
 const MAX_DEPTH = 16;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -17,14 +18,17 @@ export class BodyShapePipe implements PipeTransform {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       throw new BadRequestException('Request body must be a JSON object');
     }
-    const pending: Array<[unknown, number]> = [[value, 1]];
+    // each node with its depth and its path, which the error answer gives as the refused key's field
+    const pending: Array<[unknown, number, string]> = [[value, 1, '']];
     while (pending.length > 0) {
-      const [node, depth] = pending.pop()!;
+      const [node, depth, path] = pending.pop()!;
       if (node === null || typeof node !== 'object') continue;
       if (depth > MAX_DEPTH) throw new BadRequestException(`Request body is nested deeper than ${MAX_DEPTH} levels`);
       for (const key of Object.keys(node)) {
-        if (FORBIDDEN_KEYS.has(key)) throw new BadRequestException(`${key} is not an accepted field`);
-        pending.push([(node as Record<string, unknown>)[key], depth + 1]);
+        const field = path ? `${path}.${key}` : key;
+        if (FORBIDDEN_KEYS.has(key))
+          throw new FieldsRefusedException([{ field, message: `${key} is not an accepted field` }]);
+        pending.push([(node as Record<string, unknown>)[key], depth + 1, field]);
       }
     }
     return value;

@@ -17,6 +17,7 @@ import {
 } from '../domain/domain-errors.js';
 import { BODY_LIMIT } from './body-limit.js';
 import { requestRef } from './request-ref.js';
+import { FieldsRefusedException, type FieldMistake } from './validation.js';
 
 const STATUS_OF: Array<[new (...args: never[]) => DomainError, HttpStatus]> = [
   [IllegalTransitionError, HttpStatus.CONFLICT],
@@ -25,10 +26,18 @@ const STATUS_OF: Array<[new (...args: never[]) => DomainError, HttpStatus]> = [
   [NotFoundError, HttpStatus.NOT_FOUND],
 ];
 
+/** What an error answer says: its status, its message, and the fields the message is about. */
+interface Refusal {
+  statusCode: number;
+  message: string;
+  field?: string;
+  errors?: readonly FieldMistake[];
+}
+
 /**
- * The one place where errors become HTTP answers, always `{statusCode, message, error}`:
- * domain errors by kind, Nest's HTTP exceptions as they are, anything else a 500 that shows
- * no internals.
+ * The one place where errors become HTTP answers, always `{statusCode, message, error}` (with
+ * `field` and `errors` when the message is about fields): domain errors by kind, Nest's HTTP
+ * exceptions as they are, anything else a 500 that shows no internals.
  */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
@@ -40,14 +49,20 @@ export class HttpErrorFilter implements ExceptionFilter {
       reply.status(503).send(exception.getResponse()); // a health check's own report, as terminus shapes it
       return;
     }
-    const { statusCode, message } = this.describe(exception, host.switchToHttp().getRequest<FastifyRequest>());
-    reply.status(statusCode).send(errorBody(statusCode, message));
+    const { statusCode, message, ...fields } = this.describe(
+      exception,
+      host.switchToHttp().getRequest<FastifyRequest>(),
+    );
+    reply.status(statusCode).send({ ...errorBody(statusCode, message), ...fields });
   }
 
-  private describe(exception: unknown, request: FastifyRequest): { statusCode: number; message: string } {
+  private describe(exception: unknown, request: FastifyRequest): Refusal {
     if (exception instanceof DomainError) {
       const status = STATUS_OF.find(([kind]) => exception instanceof kind)?.[1] ?? HttpStatus.BAD_REQUEST;
-      return { statusCode: status, message: exception.message };
+      return { statusCode: status, message: exception.message, ...(exception.field && { field: exception.field }) };
+    }
+    if (exception instanceof FieldsRefusedException) {
+      return { statusCode: exception.getStatus(), message: exception.message, ...fieldsOf(exception.mistakes) };
     }
     // Fastify's own refusals (body parsing, the router), which Nest wraps in an HttpException
     const refusal = parserRefusal((exception as { cause?: { code?: unknown } })?.cause?.code);
@@ -76,6 +91,18 @@ export class HttpErrorFilter implements ExceptionFilter {
 /** The one shape of every error answer. */
 export function errorBody(statusCode: number, message: string): { statusCode: number; message: string; error: string } {
   return { statusCode, message, error: reasonPhrase(statusCode) };
+}
+
+/**
+ * `field` when every mistake is about the same field; `errors`, each mistake with its field, when
+ * the message joins several.
+ */
+function fieldsOf(mistakes: readonly FieldMistake[]): Pick<Refusal, 'field' | 'errors'> {
+  const fields = new Set(mistakes.map((mistake) => mistake.field));
+  return {
+    ...(fields.size === 1 && { field: mistakes[0]!.field }),
+    ...(mistakes.length > 1 && { errors: mistakes.map(({ field, message }) => ({ field, message })) }),
+  };
 }
 
 /** Fastify's error codes for a body it will not read, with messages that say what to send instead. */

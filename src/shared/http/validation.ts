@@ -11,8 +11,24 @@ export function validationPipe(): ValidationPipe {
     transformOptions: { enableImplicitConversion: false },
     // the DTO an error was found in names the fields it accepts; the value tells a missing field
     validationError: { target: true, value: true },
-    exceptionFactory: (errors) => new BadRequestException(flatten(errors).join('; ')),
+    exceptionFactory: (errors) => new FieldsRefusedException(fieldMistakes(errors)),
   });
+}
+
+/** One mistake of a request, with the path of the field it is about. */
+export interface FieldMistake {
+  field: string;
+  message: string;
+}
+
+/**
+ * A 400 for a request with mistakes in its fields: its message joins theirs with `; `, and the
+ * error answer names each one's field (HttpErrorFilter).
+ */
+export class FieldsRefusedException extends BadRequestException {
+  constructor(readonly mistakes: readonly FieldMistake[]) {
+    super(mistakes.map((mistake) => mistake.message).join('; '));
+  }
 }
 
 /**
@@ -20,7 +36,7 @@ export function validationPipe(): ValidationPipe {
  * accepted one it may have meant; a field that is missing says so once, rather than what its
  * value should have been (`command is required`, not `command must be a string`).
  */
-export function flatten(errors: ValidationError[], prefix = ''): string[] {
+export function fieldMistakes(errors: ValidationError[], prefix = ''): FieldMistake[] {
   return errors.flatMap((error) => {
     const path = prefix ? `${prefix}.${error.property}` : error.property;
     const rules = Object.entries(error.constraints ?? {});
@@ -33,7 +49,7 @@ export function flatten(errors: ValidationError[], prefix = ''): string[] {
           }
           return message.startsWith(error.property) ? message.replace(error.property, path) : `${path}: ${message}`;
         });
-    return [...own, ...flatten(error.children ?? [], path)];
+    return [...own.map((message) => ({ field: path, message })), ...fieldMistakes(error.children ?? [], path)];
   });
 }
 

@@ -12,17 +12,33 @@ export type CreatedToken = Schemas['CreatedTokenResponse'];
 export type AuditEvent = Schemas['AuditEventResponse'];
 export type Me = Schemas['MeResponse'];
 export type OrbitEvent = Schemas['EventResponse'];
+type ErrorBody = Schemas['ErrorResponseDto'];
 export type Role = 'viewer' | 'operator' | 'admin';
 export type ExecutionStatus = 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
 
-/** An answer other than 2xx, with the API's own message (`{statusCode, message, error}`). */
+/** One thing the API refused, with the path of the request field it is about, if it names one. */
+export interface Mistake {
+  field?: string;
+  message: string;
+}
+
+/**
+ * An answer other than 2xx, with the API's own message (`{statusCode, message, error}`) and
+ * each of its mistakes with its field (the body's `errors`, or its `field` for the whole message).
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly mistakes: readonly Mistake[] = [{ message }],
   ) {
     super(message);
   }
+}
+
+function mistakesOf(body: Partial<ErrorBody>, message: string): Mistake[] {
+  if (body.errors && body.errors.length > 0) return body.errors;
+  return [typeof body.field === 'string' ? { field: body.field, message } : { message }];
 }
 
 let bearer: string | null = null;
@@ -80,11 +96,9 @@ interface Answer<T> {
 export async function ok<T>(answer: Promise<Answer<T>>): Promise<T> {
   const { data, error, response } = await answer;
   if (!response.ok) {
-    const message = (error as { message?: unknown } | undefined)?.message;
-    throw new ApiError(
-      response.status,
-      typeof message === 'string' ? message : `${response.status} ${response.statusText}`,
-    );
+    const body = (error ?? {}) as Partial<ErrorBody>;
+    const message = typeof body.message === 'string' ? body.message : `${response.status} ${response.statusText}`;
+    throw new ApiError(response.status, message, mistakesOf(body, message));
   }
   return data as T;
 }

@@ -785,6 +785,15 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        FieldErrorDto: {
+            /**
+             * @description The path of the field, as the message names it
+             * @example maxRetries
+             */
+            field: string;
+            /** @example maxRetries must not be less than 0 */
+            message: string;
+        };
         ErrorResponseDto: {
             /** @example 409 */
             statusCode: number;
@@ -792,6 +801,13 @@ export interface components {
             message: string;
             /** @example Conflict */
             error: string;
+            /**
+             * @description The request field the whole answer is about, when it is about one: its path, as the message names it (`name`, `triggers[0].after`, `alerts.0.channel`)
+             * @example cronExpression
+             */
+            field?: string;
+            /** @description When the message joins several mistakes of the request (with `; `): each one, in the same order, with the path of its field */
+            errors?: components["schemas"]["FieldErrorDto"][];
         };
         WorkerResponse: {
             /** @example host-a:4242:1f2e3d */

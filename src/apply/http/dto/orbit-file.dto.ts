@@ -1,10 +1,9 @@
 import { ApiExtraModels, ApiPropertyOptional, getSchemaPath, OmitType } from '@nestjs/swagger';
-import { BadRequestException } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { IsObject, IsOptional, validateSync } from 'class-validator';
 import { CreateChannelDto } from '../../../alerts/http/dto/channel.dto.js';
 import { CreateJobDto } from '../../../jobs/http/dto/create-job.dto.js';
-import { flatten } from '../../../shared/http/validation.js';
+import { fieldMistakes, FieldsRefusedException, type FieldMistake } from '../../../shared/http/validation.js';
 import type { OrbitFile } from '../../application/apply.service.js';
 
 /** A job of the file: the body of POST /jobs without the name, which is its key. */
@@ -49,22 +48,22 @@ export class OrbitFileDto {
  */
 export function entriesOf(file: OrbitFileDto): OrbitFile {
   const sections: Record<string, Record<string, object>> = {};
-  const mistakes: string[] = [];
+  const mistakes: FieldMistake[] = [];
   for (const [section, dto] of SECTIONS) {
     const entries = (file as Record<string, Record<string, unknown> | undefined>)[section] ?? {};
     sections[section] = {};
     for (const [name, entry] of Object.entries(entries)) {
       if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
-        mistakes.push(`${section}.${name} must be an object of its fields`);
+        mistakes.push({ field: `${section}.${name}`, message: `${section}.${name} must be an object of its fields` });
         continue;
       }
       const instance = plainToInstance(dto, entry);
       mistakes.push(
-        ...flatten(validateSync(instance, { whitelist: true, forbidNonWhitelisted: true }), `${section}.${name}`),
+        ...fieldMistakes(validateSync(instance, { whitelist: true, forbidNonWhitelisted: true }), `${section}.${name}`),
       );
       sections[section][name] = instance;
     }
   }
-  if (mistakes.length > 0) throw new BadRequestException(mistakes.join('; '));
+  if (mistakes.length > 0) throw new FieldsRefusedException(mistakes);
   return sections;
 }

@@ -1,0 +1,104 @@
+import { createContext, type ComponentChildren } from 'preact';
+import { useContext, useEffect, useState } from 'preact/hooks';
+import { api, ApiError, ok, roleIncludes, setToken, type Me, type Role } from '../api/client';
+
+/** The tab's token: in sessionStorage only (gone with the tab), sent as a header, never in a URL. */
+const KEY = 'orbit.token';
+
+export interface Session {
+  me: Me;
+  /** Whether the token's role includes `role`: a control it would be refused is not shown. */
+  can: (role: Role) => boolean;
+  signOut: () => void;
+}
+
+type State = { kind: 'checking' } | { kind: 'signed-out'; notice?: string } | { kind: 'signed-in'; me: Me };
+
+const SessionContext = createContext<Session | null>(null);
+
+export function useSession(): Session {
+  const session = useContext(SessionContext);
+  if (!session) throw new Error('useSession outside a signed-in page');
+  return session;
+}
+
+/** A wrong token pasted in the sign-in form: no session existed, so none ended. */
+const NOT_ACCEPTED = 'That token was not accepted: check it and try again.';
+/** The token of a session this tab had (signed in, or kept from before a reload) is refused now. */
+const SESSION_ENDED = 'Your session has ended: Orbit no longer accepts its token (revoked?). Sign in again.';
+
+/**
+ * Asks the API who the token is. Only once it is accepted does a refusal end a session (`ended`):
+ * a 401 to this first question is the answer, not the end of anything.
+ */
+async function check(token: string, ended: () => void): Promise<Me> {
+  setToken(token);
+  try {
+    const me = await ok(api.GET('/auth/me'));
+    setToken(token, ended);
+    return me;
+  } catch (error) {
+    setToken(null);
+    throw error;
+  }
+}
+
+const refusal = (error: unknown) => error instanceof ApiError && error.status === 401;
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+export function SessionGate({
+  children,
+  signIn,
+}: {
+  children: ComponentChildren;
+  signIn: (props: SignInProps) => ComponentChildren;
+}) {
+  const [state, setState] = useState<State>(() =>
+    sessionStorage.getItem(KEY) ? { kind: 'checking' } : { kind: 'signed-out' },
+  );
+
+  const signOut = (notice?: string) => {
+    sessionStorage.removeItem(KEY);
+    setToken(null);
+    setState({ kind: 'signed-out', notice });
+  };
+  const ended = () => signOut(SESSION_ENDED);
+
+  useEffect(() => {
+    const token = sessionStorage.getItem(KEY);
+    if (!token) return;
+    check(token, ended).then(
+      (me) => setState({ kind: 'signed-in', me }),
+      (error: unknown) =>
+        signOut(refusal(error) ? SESSION_ENDED : `Orbit could not check the session: ${messageOf(error)}`),
+    );
+  }, []);
+
+  const submit = async (token: string): Promise<string | undefined> => {
+    try {
+      const me = await check(token, ended);
+      sessionStorage.setItem(KEY, token);
+      setState({ kind: 'signed-in', me });
+      return undefined;
+    } catch (error) {
+      // the form's own answer replaces whatever the page said before it was sent
+      setState({ kind: 'signed-out' });
+      return refusal(error) ? NOT_ACCEPTED : messageOf(error);
+    }
+  };
+
+  if (state.kind === 'checking') return <p class="loading">Loading…</p>;
+  if (state.kind === 'signed-out') return <>{signIn({ submit, notice: state.notice })}</>;
+  const session: Session = {
+    me: state.me,
+    can: (role) => roleIncludes(state.me.role, role),
+    signOut: () => signOut(),
+  };
+  return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;
+}
+
+export interface SignInProps {
+  /** Resolves to an error message, or undefined once signed in. */
+  submit: (token: string) => Promise<string | undefined>;
+  notice?: string;
+}

@@ -1,0 +1,40 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { count } from '../shared/format';
+import type { RecentRun } from './recent-runs';
+import { runsInWords } from './recent-runs';
+
+/**
+ * The durations of a job's recent runs as a chart (uPlot, loaded with the first chart shown),
+ * failures marked. The canvas is an image to a screen reader, named by what it shows in words.
+ */
+export function DurationChart({ runs }: { runs: readonly RecentRun[] }) {
+  const plot = useRef<HTMLDivElement>(null);
+  const [problem, setProblem] = useState<string>();
+  useEffect(() => {
+    const target = plot.current;
+    if (!target || runs.length === 0) return;
+    let destroy: (() => void) | undefined;
+    let stopped = false;
+    import('./duration-plot').then(
+      ({ drawDurations }) => {
+        if (!stopped) destroy = drawDurations(target, runs, Math.max(320, target.clientWidth));
+      },
+      (error: Error) => setProblem(`The chart could not load: ${error.message}`),
+    );
+    return () => {
+      stopped = true;
+      destroy?.();
+    };
+  }, [runs]);
+  if (runs.length === 0) return <p>No run has ended yet.</p>;
+  return (
+    <figure class="duration-chart">
+      <div ref={plot} class="plot" role="img" aria-label={`Chart of durations. ${runsInWords(runs)}`} />
+      <figcaption>
+        How long each of the last {count(runs.length)} runs took, oldest left; <span class="legend-failed">●</span>{' '}
+        failed.
+        {problem && <span class="problem"> {problem}</span>}
+      </figcaption>
+    </figure>
+  );
+}

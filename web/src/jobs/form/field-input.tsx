@@ -1,0 +1,55 @@
+import type { JobField } from './job-fields';
+
+interface Props {
+  field: JobField;
+  value: string;
+  /** What the API said about the field at the last save. */
+  error?: string;
+  onChange: (value: string) => void;
+}
+
+/** A field of the job form: its label, its input of its kind, its hint, and what the API said about it. */
+export function FieldInput({ field, value, error, onChange }: Props) {
+  const { name, input, hint } = field;
+  const described = [hint && `${name}-hint`, error && `${name}-error`].filter(Boolean).join(' ');
+  const props = {
+    id: name,
+    name,
+    value,
+    onInput: (event: Event) => {
+      const target = event.currentTarget as HTMLInputElement;
+      onChange(target.type === 'checkbox' ? (target.checked ? 'true' : '') : target.value);
+    },
+    'aria-invalid': error ? true : undefined,
+    'aria-describedby': described || undefined,
+  };
+  return (
+    <div class="field">
+      <label for={name}>{field.label}</label>
+      {input.kind === 'text' && <input {...props} type="text" autoComplete="off" placeholder={input.placeholder} />}
+      {input.kind === 'code' && <input {...props} type="text" autoComplete="off" spellcheck={false} />}
+      {input.kind === 'integer' && <input {...props} type="text" inputMode="numeric" />}
+      {input.kind === 'lines' && <textarea {...props} rows={input.rows} spellcheck={false} />}
+      {input.kind === 'checkbox' && <input {...props} type="checkbox" value="true" checked={value === 'true'} />}
+      {input.kind === 'choice' && (
+        <select {...props} onChange={props.onInput}>
+          {input.options.map(([option, meaning]) => (
+            <option key={option} value={option}>
+              {option}: {meaning}
+            </option>
+          ))}
+        </select>
+      )}
+      {hint && (
+        <p id={`${name}-hint`} class="hint">
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p id={`${name}-error`} class="field-error">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,112 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError, ok } from '../../api/client';
+import { navigate } from '../../shared/router';
+import { Loading, PageTitle, Problem } from '../../shared/ui';
+import { FieldInput } from './field-input';
+import { FormSection } from './form-section';
+import {
+  bodyOf,
+  fieldErrors,
+  JOB_FIELDS,
+  NEW_JOB,
+  SECTIONS,
+  valuesOf,
+  type FieldErrors,
+  type Values,
+} from './job-fields';
+import { SchedulePreview } from './schedule-preview';
+
+const NO_ERRORS: FieldErrors = { fields: {}, rest: [] };
+
+export function JobForm({ id }: { id?: string }) {
+  const [values, setValues] = useState<Values | undefined>(id ? undefined : NEW_JOB);
+  /** The job as it was read: a folded section with a value of its own in it opens. */
+  const [loaded, setLoaded] = useState<Values>(NEW_JOB);
+  const [loadError, setLoadError] = useState<Error>();
+  const [errors, setErrors] = useState<FieldErrors>(NO_ERRORS);
+  const [saving, setSaving] = useState(false);
+
+  useEffect(() => {
+    if (!id) return;
+    ok(api.GET('/jobs/{id}', { params: { path: { id } } })).then((job) => {
+      setLoaded(valuesOf(job));
+      setValues(valuesOf(job));
+    }, setLoadError);
+  }, [id]);
+
+  if (loadError) return <Problem error={loadError} />;
+  if (!values) return <Loading />;
+
+  const save = async (event: Event) => {
+    event.preventDefault();
+    setSaving(true);
+    try {
+      const body = bodyOf(values);
+      const job = id
+        ? await ok(api.PATCH('/jobs/{id}', { params: { path: { id } }, body }))
+        : await ok(api.POST('/jobs', { body }));
+      navigate(`/jobs/${job.id}`, { replace: true });
+    } catch (error) {
+      setErrors(
+        error instanceof ApiError && error.status < 500
+          ? fieldErrors(error.mistakes)
+          : { fields: {}, rest: [(error as Error).message] },
+      );
+      setSaving(false);
+    }
+  };
+
+  return (
+    <>
+      <PageTitle title={id ? `Edit ${values.name}` : 'New job'}>{id ? 'Edit job' : 'New job'}</PageTitle>
+      <form class="job-form" onSubmit={(e) => void save(e)} noValidate>
+        {SECTIONS.map((section) => {
+          const fields = JOB_FIELDS.filter((field) => field.section === section.title);
+          return (
+            <FormSection
+              key={section.title}
+              title={section.title}
+              fields={fields}
+              errors={errors.fields}
+              advanced={'advanced' in section}
+              open={fields.some(({ name }) => loaded[name] !== NEW_JOB[name])}
+            >
+              {fields.map((field) => [
+                <FieldInput
+                  key={field.name}
+                  field={field}
+                  value={values[field.name]}
+                  error={errors.fields[field.name]}
+                  onChange={(value) => setValues({ ...values, [field.name]: value })}
+                />,
+                // the preview follows the schedule's fields: the expression, then its zone
+                field.name === 'timezone' && (
+                  <SchedulePreview
+                    key="preview"
+                    cron={values.noSchedule ? '' : values.cronExpression}
+                    timezone={values.timezone}
+                  />
+                ),
+              ])}
+            </FormSection>
+          );
+        })}
+        <div role="alert">
+          {errors.rest.map((message) => (
+            <p key={message} class="problem">
+              {message}
+            </p>
+          ))}
+        </div>
+        <div class="actions">
+          <button type="submit" disabled={saving}>
+            Save
+          </button>
+          <button type="button" class="quiet" onClick={() => history.back()}>
+            Back
+          </button>
+        </div>
+      </form>
+    </>
+  );
+}

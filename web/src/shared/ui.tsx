@@ -1,0 +1,35 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect } from 'preact/hooks';
+import type { ExecutionStatus } from '../api/client';
+import { dateTime } from './format';
+
+/** The page's heading, focused on arrival so a screen reader announces where a link led. */
+export function PageTitle({ children, title }: { children: ComponentChildren; title: string }) {
+  useEffect(() => {
+    document.title = `${title} · Orbit`;
+    document.querySelector<HTMLElement>('h1')?.focus();
+  }, [title]);
+  return <h1 tabIndex={-1}>{children}</h1>;
+}
+
+export function Time({ iso }: { iso: string | null | undefined }) {
+  return iso ? <time dateTime={iso}>{dateTime(iso)}</time> : <span>—</span>;
+}
+
+export function Status({ status }: { status: string }) {
+  return <span class={`status status-${status.toLowerCase() as Lowercase<ExecutionStatus>}`}>{status}</span>;
+}
+
+/** A failed load or action, in the API's own words. */
+export function Problem({ error }: { error: Error | string | undefined }) {
+  if (!error) return null;
+  return (
+    <p role="alert" class="problem">
+      {typeof error === 'string' ? error : error.message}
+    </p>
+  );
+}
+
+export function Loading() {
+  return <p class="loading">Loading…</p>;
+}

@@ -1,0 +1,73 @@
+import { api, ok } from '../api/client';
+import { Loading, PageTitle, Problem, Time } from '../shared/ui';
+import { count } from '../shared/format';
+import { startsOrEnds } from '../live/concerns';
+import { useLive } from '../live/use-live';
+import { WorkerLabels } from './placement';
+import { WorkerDrain } from './worker-drain';
+
+const HEARTBEAT_POLL_MS = 15_000;
+
+export function WorkersPage() {
+  const workers = useLive(() => ok(api.GET('/workers')), [], {
+    // running counts follow the stream; heartbeats are not in it, so liveness is polled
+    concerns: startsOrEnds,
+    pollMs: HEARTBEAT_POLL_MS,
+  });
+  const items = workers.data?.items ?? [];
+  return (
+    <>
+      <PageTitle title="Workers">Workers</PageTitle>
+      <p>
+        Running workers, and for a day those that stopped heartbeating (lost). A worker that stopped cleanly is gone.
+      </p>
+      <Problem error={workers.error} />
+      {!workers.data && !workers.error && <Loading />}
+      {workers.data && items.length === 0 && <p class="problem">No worker is running.</p>}
+      {items.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Worker</th>
+              <th scope="col">State</th>
+              <th scope="col">Running</th>
+              <th scope="col">Last heartbeat</th>
+              <th scope="col">Started</th>
+              <th scope="col">Version</th>
+              <th scope="col">Labels</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((worker) => (
+              <tr key={worker.id}>
+                <td>
+                  <code>{worker.id}</code>
+                </td>
+                <td>{worker.alive ? (worker.draining ? 'draining' : 'live') : 'lost'}</td>
+                <td>
+                  {count(worker.running)} of {count(worker.concurrency)}
+                </td>
+                <td>
+                  <Time iso={worker.lastHeartbeatAt} />
+                </td>
+                <td>
+                  <Time iso={worker.startedAt} />
+                </td>
+                <td>{worker.version}</td>
+                <td>
+                  <WorkerLabels worker={worker} />
+                </td>
+                <td>
+                  <WorkerDrain worker={worker} changed={workers.reload} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}
