@@ -18,6 +18,7 @@ import { ClaimByIndex1765756800000 } from '../../migrations/1765756800000-ClaimB
 import { JobsPartialIndexes1765843200000 } from '../../migrations/1765843200000-JobsPartialIndexes.js';
 import { SaveByFunction1765929600000 } from '../../migrations/1765929600000-SaveByFunction.js';
 import { QueueVacuum1766016000000 } from '../../migrations/1766016000000-QueueVacuum.js';
+import { JobDescription1766102400000 } from '../../migrations/1766102400000-JobDescription.js';
 
 export const MIGRATIONS = [
   InitialSchema1764460800000,
@@ -39,6 +40,7 @@ export const MIGRATIONS = [
   JobsPartialIndexes1765843200000,
   SaveByFunction1765929600000,
   QueueVacuum1766016000000,
+  JobDescription1766102400000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

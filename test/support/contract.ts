@@ -2,6 +2,7 @@
 export const JOB_FIELDS = [
   'id',
   'name',
+  'description',
   'command',
   'cronExpression',
   'timezone',

@@ -184,9 +184,15 @@ describe('the dashboard in a real browser', () => {
     await waitFor(async () => ((await command.inputValue()) === 'echo created' ? true : undefined), 'the form filled');
     await command.fill('echo edited');
     await page.getByLabel('Timeout (seconds)').fill('90');
+    await page.getByLabel('Description').fill('Sends the morning report\nask #ops');
     await button('Save').click();
-    await textOf(page.getByRole('region', { name: 'Definition' }), /echo edited[\s\S]*90 s/);
-    expect((await api().get(`/jobs/${job.id}`)).body).toMatchObject({ command: 'echo edited', timeoutSeconds: 90 });
+    const definition = page.getByRole('region', { name: 'Definition' });
+    await textOf(definition, /echo edited[\s\S]*90 s[\s\S]*Description\s*Sends the morning report\nask #ops/);
+    expect((await api().get(`/jobs/${job.id}`)).body).toMatchObject({
+      command: 'echo edited',
+      timeoutSeconds: 90,
+      description: 'Sends the morning report\nask #ops',
+    });
   });
 
   it('a name taken already is named beside Name', async () => {

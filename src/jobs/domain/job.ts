@@ -10,6 +10,7 @@ import { instantOf, JITTER_SECONDS, jitterMs } from './job-window.js';
 
 export const JOB_LIMITS = {
   nameMaxLength: 200,
+  descriptionMaxLength: 2000,
   commandMaxBytes: 8 * 1024,
   maxRetries: { min: 0, max: 100, default: 0 },
   timeoutSeconds: { min: 1, max: 604_800, default: 3600 },
@@ -22,6 +23,8 @@ export const JOB_LIMITS = {
 /** What a caller may set on a job; absent fields take their defaults on create. */
 export interface JobSettings extends JobPlacement {
   name: string;
+  /** What the job is for, in its owners' words ('' for none). */
+  description: string;
   command: string;
   /** null: no schedule (the job runs by hand or by trigger only). */
   cronExpression: string | null;
@@ -104,6 +107,7 @@ export class Job {
 
   static create(input: NewJob, now: Date): Job {
     const settings = Job.validate({
+      description: '',
       timezone: 'UTC',
       maxRetries: JOB_LIMITS.maxRetries.default,
       timeoutSeconds: JOB_LIMITS.timeoutSeconds.default,
@@ -373,6 +377,13 @@ export class Job {
     if ([...name].length > JOB_LIMITS.nameMaxLength) {
       throw new InvalidArgumentError(`name must be at most ${JOB_LIMITS.nameMaxLength} characters`, 'name');
     }
+    const description = requireText(input.description, 'description').trim();
+    if ([...description].length > JOB_LIMITS.descriptionMaxLength) {
+      throw new InvalidArgumentError(
+        `description must be at most ${JOB_LIMITS.descriptionMaxLength} characters`,
+        'description',
+      );
+    }
     const command = requireText(input.command, 'command');
     if (command.trim().length === 0) throw new InvalidArgumentError('command must not be blank', 'command');
     if (Buffer.byteLength(command, 'utf8') > JOB_LIMITS.commandMaxBytes) {
@@ -403,6 +414,7 @@ export class Job {
     }
     return {
       name,
+      description,
       command,
       cronExpression: schedule?.expression ?? null,
       timezone,

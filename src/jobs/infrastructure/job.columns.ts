@@ -9,6 +9,7 @@ import { JobProps } from '../domain/job.js';
 export const JOB_COLUMNS = new TableColumns<JobProps>('jobs', {
   id: { type: 'uuid' },
   name: { type: 'text' },
+  description: { type: 'text' },
   command: { type: 'text' },
   cronExpression: { type: 'text' },
   timezone: { type: 'text' },

@@ -46,12 +46,15 @@ export function jobsCases(h: Harness): void {
         'cronExpression=*/5 * * * *',
         '--set',
         'timezone=Europe/Berlin',
+        '--set',
+        'description=Every five minutes: yes',
       ]);
       expect(result.code).toBe(0);
       expect(await stored('every-five')).toMatchObject({
         command: 'true',
         cronExpression: '*/5 * * * *',
         timezone: 'Europe/Berlin',
+        description: 'Every five minutes: yes',
       });
       await h.cli(['jobs', 'edit', 'every-five', '--set', 'command=[a, b]: {x}']);
       expect((await stored('every-five'))?.command).toBe('[a, b]: {x}');

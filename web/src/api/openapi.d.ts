@@ -1020,6 +1020,12 @@ export interface components {
              */
             name: string;
             /**
+             * @description What the job is for, trimmed
+             * @default
+             * @example Backs up the orders database to the offsite bucket; ask #data-platform
+             */
+            description?: string;
+            /**
              * @description Run with /bin/sh -c; at most 8 KiB
              * @example /usr/local/bin/backup.sh --full
              */
@@ -1166,6 +1172,8 @@ export interface components {
             id: string;
             /** @example nightly-backup */
             name: string;
+            /** @example Backs up the orders database to the offsite bucket; ask #data-platform */
+            description: string;
             /** @example /usr/local/bin/backup.sh --full */
             command: string;
             /**
@@ -1316,6 +1324,12 @@ export interface components {
              * @example nightly-backup
              */
             name?: string;
+            /**
+             * @description What the job is for, trimmed
+             * @default
+             * @example Backs up the orders database to the offsite bucket; ask #data-platform
+             */
+            description?: string;
             /**
              * @description Run with /bin/sh -c; at most 8 KiB
              * @example /usr/local/bin/backup.sh --full
@@ -2087,6 +2101,12 @@ export interface components {
             nextCursor: string | null;
         };
         JobEntryDto: {
+            /**
+             * @description What the job is for, trimmed
+             * @default
+             * @example Backs up the orders database to the offsite bucket; ask #data-platform
+             */
+            description?: string;
             /**
              * @description Run with /bin/sh -c; at most 8 KiB
              * @example /usr/local/bin/backup.sh --full

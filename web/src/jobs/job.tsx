@@ -1,3 +1,4 @@
+import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, ok, type ExecutionStatus, type OrbitEvent } from '../api/client';
 import { Confirm } from '../shared/confirm';
@@ -13,6 +14,7 @@ import { useSession } from '../auth/session';
 import { JobInsights } from './job-insights';
 import { Schedule } from './jobs';
 import { JobChain } from './job-chain';
+import { otherSettingsOf } from './form/job-fields';
 import { RunWithParameters } from './run-with-parameters';
 
 const STATUSES: ExecutionStatus[] = ['QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
@@ -149,6 +151,12 @@ export function JobPage({ id, query }: { id: string; query: URLSearchParams }) {
           <dd>{j.misfirePolicy}</dd>
           <dt>Overlapping runs</dt>
           <dd>{j.concurrencyPolicy}</dd>
+          {otherSettingsOf(j).map(({ label, text }) => (
+            <Fragment key={label}>
+              <dt>{label}</dt>
+              <dd class="setting">{text}</dd>
+            </Fragment>
+          ))}
           <dt>Created</dt>
           <dd>
             <Time iso={j.createdAt} />

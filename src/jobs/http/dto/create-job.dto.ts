@@ -35,6 +35,16 @@ export class CreateJobDto {
   @IsString()
   name!: string;
 
+  @ApiPropertyOptional({
+    example: 'Backs up the orders database to the offsite bucket; ask #data-platform',
+    default: '',
+    maxLength: JOB_LIMITS.descriptionMaxLength,
+    description: 'What the job is for, trimmed',
+  })
+  @IsOptional()
+  @IsString()
+  description?: string;
+
   @ApiProperty({
     example: '/usr/local/bin/backup.sh --full',
     description: `Run with /bin/sh -c; at most ${JOB_LIMITS.commandMaxBytes / 1024} KiB`,

@@ -26,6 +26,8 @@ export class JobResponse {
   id!: string;
   @ApiProperty({ example: 'nightly-backup' })
   name!: string;
+  @ApiProperty({ example: 'Backs up the orders database to the offsite bucket; ask #data-platform' })
+  description!: string;
   @ApiProperty({ example: '/usr/local/bin/backup.sh --full' })
   command!: string;
   @ApiProperty({ type: String, nullable: true, example: '0 3 * * *', description: 'null: no schedule' })

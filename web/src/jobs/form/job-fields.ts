@@ -84,6 +84,16 @@ export const JOB_FIELDS = [
     write: (text) => text,
   },
   {
+    name: 'description',
+    label: 'Description',
+    section: 'Basics',
+    input: { kind: 'lines', rows: 2 },
+    hint: 'What the job is for, and whom to ask',
+    initial: '',
+    read: (job) => job.description,
+    write: (text) => text,
+  },
+  {
     name: 'command',
     label: 'Command',
     section: 'Basics',
@@ -311,6 +321,27 @@ export type FieldName = (typeof JOB_FIELDS)[number]['name'];
 export type Values = Record<FieldName, string>;
 
 export const NEW_JOB = Object.fromEntries(JOB_FIELDS.map((field) => [field.name, field.initial])) as Values;
+
+/** The drawn settings of the job page's definition (the others show there only when they differ from a new job's). */
+const DRAWN_ON_JOB_PAGE: ReadonlySet<FieldName> = new Set([
+  'name',
+  'command',
+  'cronExpression',
+  'noSchedule',
+  'timezone',
+  'maxRetries',
+  'timeoutSeconds',
+  'misfirePolicy',
+  'concurrencyPolicy',
+]);
+
+/** The job's other settings, each with its label and its text, where it differs from a new job's. */
+export function otherSettingsOf(job: Job): { label: string; text: string }[] {
+  return JOB_FIELDS.filter((field) => !DRAWN_ON_JOB_PAGE.has(field.name))
+    .map((field) => ({ label: field.label, text: field.read(job), initial: field.initial }))
+    .filter(({ text, initial }) => text !== initial)
+    .map(({ label, text }) => ({ label, text }));
+}
 
 export function valuesOf(job: Job): Values {
   return Object.fromEntries(JOB_FIELDS.map((field) => [field.name, field.read(job)])) as Values;
