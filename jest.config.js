@@ -8,7 +8,7 @@ export default {
   },
   testMatch: [
     '<rootDir>/src/**/*.spec.ts',
-    '<rootDir>/test/ui/*.spec.ts',
+    '<rootDir>/web/src/**/*.spec.ts',
     '<rootDir>/test/**/*.int-spec.ts',
     '<rootDir>/test/**/*.e2e-spec.ts',
   ],

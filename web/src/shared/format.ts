@@ -3,7 +3,7 @@ import { usableLocales } from './locales';
 
 /*
  * Every date, time and number the dashboard shows is written here, in the browser's locale: no
- * other module calls toLocale* or Intl (test/ui/format-boundary.spec.ts holds that).
+ * other module calls toLocale* or Intl (format-boundary.spec.ts beside it holds that).
  */
 
 const LOCALES = usableLocales(navigator.languages, document.documentElement.lang);

@@ -1,4 +1,4 @@
-import { SseParser, type SseMessage } from '../../web/src/live/sse-parser.js';
+import { SseParser, type SseMessage } from './sse-parser.js';
 
 /** Everything the parser makes of the stream when it arrives in these pieces. */
 function parse(chunks: string[], lastEventId?: string): { messages: SseMessage[]; lastEventId: string } {

@@ -1,4 +1,4 @@
-import { usableLocales } from '../../web/src/shared/locales.js';
+import { usableLocales } from './locales.js';
 
 describe('usableLocales', () => {
   it.each([

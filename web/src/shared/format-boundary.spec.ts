@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 
-const WEB_SRC = join(import.meta.dirname, '../../web/src');
+const WEB_SRC = join(import.meta.dirname, '..');
 /** Where dates and numbers are written, and where the browser's languages are read. */
 const FORMATTERS = new Set(['shared/format.ts', 'shared/locales.ts']);
 
@@ -29,7 +29,7 @@ function localeUses(fileName: string, source: string): string[] {
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts'))
+    .filter((entry) => entry.isFile() && /\.tsx?$/.test(entry.name) && !/\.(d|spec)\.ts$/.test(entry.name))
     .map((entry) => join(entry.parentPath, entry.name));
 }
 

@@ -1,5 +1,5 @@
 import { jest } from '@jest/globals';
-import { Rereads } from '../../web/src/live/rereads.js';
+import { Rereads } from './rereads.js';
 
 /** A read that takes `ms` of fake time, counted. */
 function slowRead(ms: number) {
