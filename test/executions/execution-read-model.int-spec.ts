@@ -6,10 +6,10 @@ import { ExecutionRepository } from '../../src/executions/application/execution.
 import { Execution } from '../../src/executions/domain/execution.js';
 import { ExecutionStatus, isFinal } from '../../src/executions/domain/execution-status.js';
 import { ExecutionResponse } from '../../src/executions/http/dto/execution.response.js';
-import { JobRepository } from '../../src/jobs/application/job.repository.js';
 import { Job } from '../../src/jobs/domain/job.js';
 import { decodeCursor } from '../../src/shared/application/page.js';
 import { FakeClock } from '../support/fake-clock.js';
+import { storedJob } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { createTestDatabase, insertJob } from '../support/test-database.js';
 
@@ -19,24 +19,16 @@ const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000);
 let t: TestApp;
 let reads: ExecutionReadModel;
 let executions: ExecutionRepository;
-let jobs: JobRepository;
 
 beforeAll(async () => {
   t = await createTestApp({ clock: new FakeClock(T0) });
   reads = t.app.get(ExecutionReadModel);
   executions = t.app.get(ExecutionRepository);
-  jobs = t.app.get(JobRepository);
 });
 
 afterAll(async () => {
   await t?.close();
 });
-
-async function storedJob(command = 'echo hello'): Promise<Job> {
-  const job = Job.create({ name: `job-${randomUUID()}`, command, cronExpression: '*/5 * * * *', maxRetries: 2 }, T0);
-  await jobs.insert(job);
-  return job;
-}
 
 /** Inserts a run of `job`, then applies and saves each change in turn (the database checks every step). */
 async function stored(job: Job, createdAt: Date, ...changes: ((execution: Execution) => void)[]): Promise<Execution> {
@@ -62,7 +54,7 @@ async function mappedInNode(id: string): Promise<string> {
 
 describe('ExecutionReadModel', () => {
   it('writes every kind of execution exactly as ExecutionResponse, field for field and in its order', async () => {
-    const job = await storedJob('printf "%s\\n" \'quoted "text"\' \\\\ é ✓');
+    const job = await storedJob(t, { command: 'printf "%s\\n" \'quoted "text"\' \\\\ é ✓', maxRetries: 2 });
     const queued = await stored(job, at(0));
     const running = await stored(job, at(1), (e) => e.start(at(2), 'host-a:42:ab'));
     const succeeded = await stored(
@@ -94,7 +86,7 @@ describe('ExecutionReadModel', () => {
   });
 
   it('truncates sub-millisecond timestamps as toISOString does', async () => {
-    const job = await storedJob();
+    const job = await storedJob(t, { maxRetries: 2 });
     const execution = await stored(job, at(20));
     await t.db.sql(
       `UPDATE executions SET created_at = '2026-11-30T10:00:20.123999Z', due_at = '1999-12-31T23:59:59.999999Z'
@@ -107,7 +99,7 @@ describe('ExecutionReadModel', () => {
   });
 
   it('keeps the JSON in step with a change written by plain SQL', async () => {
-    const job = await storedJob();
+    const job = await storedJob(t, { maxRetries: 2 });
     const execution = await stored(job, at(30), (e) => e.start(at(31), 'host-a:1:aa'));
     await t.db.sql(`UPDATE executions SET worker_id = 'host-b:2:bb', lease_expires_at = now() WHERE id = $1`, [
       execution.id,
@@ -118,7 +110,7 @@ describe('ExecutionReadModel', () => {
   });
 
   it('writes the JSON of rows bulk-loaded with triggers off (session_replication_role = replica)', async () => {
-    const job = await storedJob();
+    const job = await storedJob(t, { maxRetries: 2 });
     const id = randomUUID();
     await t.db.sql(`SET session_replication_role = replica`);
     try {
@@ -142,8 +134,8 @@ describe('ExecutionReadModel', () => {
   });
 
   it('lists newest first with the job and status filters', async () => {
-    const job = await storedJob();
-    const other = await storedJob();
+    const job = await storedJob(t, { maxRetries: 2 });
+    const other = await storedJob(t, { maxRetries: 2 });
     const a = await stored(job, at(100));
     const b = await stored(job, at(101), (e) => e.start(at(103)));
     const c = await stored(other, at(102));
@@ -159,7 +151,7 @@ describe('ExecutionReadModel', () => {
   });
 
   it('pages by cursor through rows created in the same millisecond, each once', async () => {
-    const job = await storedJob();
+    const job = await storedJob(t, { maxRetries: 2 });
     const made = [];
     for (let i = 0; i < 7; i++) made.push(await stored(job, at(200 + (i % 3))));
     const expected = made

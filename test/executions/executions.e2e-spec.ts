@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { FakeClock } from '../support/fake-clock.js';
+import { createJob, jobCreator } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 
 const T0 = '2026-11-30T10:00:00.000Z';
@@ -83,13 +83,7 @@ describe('executions over HTTP', () => {
   let job: Body;
   const api = () => request(t.app.getHttpServer());
 
-  async function createJob(overrides: Body = {}): Promise<Body> {
-    const res = await api()
-      .post('/jobs')
-      .send({ name: `job-${randomUUID()}`, command: 'echo hello', cronExpression: '0 * * * *', ...overrides });
-    expect(res.status).toBe(201);
-    return res.body as Body;
-  }
+  const newJob = jobCreator(() => t, { cronExpression: '0 * * * *' });
 
   async function queue(jobId: unknown = job.id): Promise<Body> {
     const res = await api().post(`/jobs/${jobId}/executions`);
@@ -124,7 +118,7 @@ describe('executions over HTTP', () => {
 
   beforeAll(async () => {
     t = await createTestApp({ clock });
-    job = await createJob({ command: 'backup.sh --full', maxRetries: 0, timeoutSeconds: 120 });
+    job = await newJob({ command: 'backup.sh --full', maxRetries: 0, timeoutSeconds: 120 });
   });
 
   afterAll(async () => {
@@ -137,7 +131,7 @@ describe('executions over HTTP', () => {
 
   describe('POST /jobs/:id/executions', () => {
     it('queues a manual first attempt that copies the job configuration', async () => {
-      const copying = await createJob({
+      const copying = await newJob({
         command: 'sync --all',
         maxRetries: 3,
         timeoutSeconds: 45,
@@ -179,7 +173,7 @@ describe('executions over HTTP', () => {
     });
 
     it('a later change of the job does not rewrite the execution', async () => {
-      const changing = await createJob({ command: 'v1', maxRetries: 1, timeoutSeconds: 30 });
+      const changing = await newJob({ command: 'v1', maxRetries: 1, timeoutSeconds: 30 });
       const execution = await queue(changing.id);
 
       await api().patch(`/jobs/${changing.id}`).send({ command: 'v2', maxRetries: 9, timeoutSeconds: 999 }).expect(200);
@@ -189,7 +183,7 @@ describe('executions over HTTP', () => {
     });
 
     it('is allowed while the job is disabled', async () => {
-      const disabled = await createJob({ enabled: false });
+      const disabled = await newJob({ enabled: false });
 
       const res = await api().post(`/jobs/${disabled.id}/executions`);
 
@@ -361,7 +355,7 @@ describe('executions over HTTP', () => {
     });
 
     it('a failure of a job without retries queues no further attempt', async () => {
-      const once = await createJob({ maxRetries: 0 });
+      const once = await newJob({ maxRetries: 0 });
       const execution = await queue(once.id);
       await act(execution.id, 'start').expect(200);
       await act(execution.id, 'fail').expect(200);
@@ -553,14 +547,6 @@ describe('GET /executions (listing, on its own database)', () => {
   /** Every execution created in beforeAll, newest first. */
   let all: Body[] = [];
 
-  async function createJob(): Promise<string> {
-    const res = await api()
-      .post('/jobs')
-      .send({ name: `job-${randomUUID()}`, command: 'echo', cronExpression: '@daily' });
-    expect(res.status).toBe(201);
-    return res.body.id as string;
-  }
-
   async function queue(jobId: string): Promise<Body> {
     clock.advance(1000);
     const res = await api().post(`/jobs/${jobId}/executions`);
@@ -581,8 +567,8 @@ describe('GET /executions (listing, on its own database)', () => {
 
   beforeAll(async () => {
     t = await createTestApp({ clock });
-    jobA = await createJob();
-    jobB = await createJob();
+    jobA = (await createJob(t)).id;
+    jobB = (await createJob(t)).id;
     for (let i = 0; i < 25; i++) {
       const execution = await queue(i % 2 === 0 ? jobA : jobB);
       if (i % 5 === 1) await api().post(`/executions/${execution.id}/start`).expect(200);

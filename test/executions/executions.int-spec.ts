@@ -8,6 +8,7 @@ import { JobRepository } from '../../src/jobs/application/job.repository.js';
 import { Job } from '../../src/jobs/domain/job.js';
 import { ConflictError, StaleWriteError } from '../../src/shared/domain/domain-errors.js';
 import { FakeClock } from '../support/fake-clock.js';
+import { storedJob } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 
 const T0 = new Date('2026-11-30T10:00:00.000Z');
@@ -27,17 +28,8 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function storedJob(overrides: Partial<Parameters<typeof Job.create>[0]> = {}): Promise<Job> {
-  const job = Job.create(
-    { name: `job-${randomUUID()}`, command: 'echo hello', cronExpression: '*/5 * * * *', maxRetries: 0, ...overrides },
-    T0,
-  );
-  await jobs.insert(job);
-  return job;
-}
-
 async function storedExecution(job?: Job, createdAt: Date = T0): Promise<Execution> {
-  const owner = job ?? (await storedJob());
+  const owner = job ?? (await storedJob(t));
   const execution = Execution.create(
     {
       jobId: owner.id,
@@ -137,7 +129,7 @@ describe('executions table constraints (raw SQL)', () => {
   let job: Job;
 
   beforeAll(async () => {
-    job = await storedJob();
+    job = await storedJob(t);
   });
 
   it.each(VALID_SHAPES)('a well-formed %s row is accepted', async (_label, columns) => {
@@ -191,7 +183,7 @@ describe('executions table constraints (raw SQL)', () => {
 
 describe('ExecutionRepository', () => {
   it('reads back exactly what was inserted', async () => {
-    const job = await storedJob({ command: 'backup --full', maxRetries: 3, timeoutSeconds: 90 });
+    const job = await storedJob(t, { command: 'backup --full', maxRetries: 3, timeoutSeconds: 90 });
     const execution = await storedExecution(job);
 
     const loaded = await executions.findById(execution.id);
@@ -299,7 +291,7 @@ describe('ExecutionRepository', () => {
   });
 
   it('finds the QUEUED and RUNNING executions of a job, and only those', async () => {
-    const job = await storedJob();
+    const job = await storedJob(t);
     const queued = await storedExecution(job);
     const running = await storedExecution(job);
     running.start(at(1));
@@ -312,7 +304,7 @@ describe('ExecutionRepository', () => {
     const cancelled = await storedExecution(job);
     cancelled.cancel(at(1));
     await executions.save(cancelled);
-    await storedExecution(await storedJob());
+    await storedExecution(await storedJob(t));
 
     const active = await executions.findActiveByJob(job.id);
 
@@ -344,7 +336,7 @@ describe('batch writes (the worker cycle)', () => {
   });
 
   it('insertAll stores every execution as built, and nothing for an empty list', async () => {
-    const job = await storedJob({ command: 'make all', maxRetries: 2 });
+    const job = await storedJob(t, { command: 'make all', maxRetries: 2 });
     const batch = [0, 1, 2].map((i) => Execution.forJob(job, at(i), { trigger: 'SCHEDULE', scheduledFor: at(60 + i) }));
     await expect(executions.insertAll([])).resolves.toBe(0);
     await expect(executions.insertAll(batch)).resolves.toBe(3);
@@ -356,7 +348,7 @@ describe('batch writes (the worker cycle)', () => {
 
   it('applyAll lets the domain decide, writes the rows, queues retries only for failures that landed', async () => {
     const service = t.app.get(ExecutionsService);
-    const job = await storedJob({ maxRetries: 1 });
+    const job = await storedJob(t, { maxRetries: 1 });
     const [ok, failed, raced] = [await storedExecution(job), await storedExecution(job), await storedExecution(job)];
     for (const execution of [ok, failed, raced]) {
       execution.start(at(1), 'w1');
@@ -431,13 +423,13 @@ describe('JobRepository', () => {
   }
 
   it('reads back exactly what was inserted', async () => {
-    const job = await storedJob({ timezone: 'Europe/Berlin', cronExpression: '0 9 * * *', enabled: false });
+    const job = await storedJob(t, { timezone: 'Europe/Berlin', cronExpression: '0 9 * * *', enabled: false });
     const loaded = await jobs.findById(job.id);
     expect(loaded?.toProps()).toEqual(job.toProps());
   });
 
   it('a stale copy is refused with StaleWriteError and the row keeps the first write', async () => {
-    const job = await storedJob();
+    const job = await storedJob(t);
     const first = (await jobs.findById(job.id))!;
     const second = (await jobs.findById(job.id))!;
     first.update({ command: 'echo first' }, at(10));
@@ -455,7 +447,7 @@ describe('JobRepository', () => {
   });
 
   it('a copy that was updated can be updated again: its version moves on with the row', async () => {
-    const job = await storedJob();
+    const job = await storedJob(t);
     job.update({ command: 'echo one' }, at(1));
     await jobs.update(job);
     job.update({ command: 'echo two' }, at(2));
@@ -465,15 +457,15 @@ describe('JobRepository', () => {
   });
 
   it('a second job with a live name is refused with ConflictError', async () => {
-    const job = await storedJob();
+    const job = await storedJob(t);
     const twin = Job.create({ name: job.name, command: 'echo twin', cronExpression: '@daily' }, T0);
     await expect(jobs.insert(twin)).rejects.toBeInstanceOf(ConflictError);
     await expect(jobs.findById(twin.id)).resolves.toBeNull();
   });
 
   it('renaming a job onto a live name is refused with ConflictError, not a stale write', async () => {
-    const job = await storedJob();
-    const other = await storedJob();
+    const job = await storedJob(t);
+    const other = await storedJob(t);
     other.update({ name: job.name }, at(1));
     const refusal = jobs.update(other);
     await expect(refusal).rejects.toBeInstanceOf(ConflictError);
@@ -481,7 +473,7 @@ describe('JobRepository', () => {
   });
 
   it('a deleted job is gone for reads and updates, its name is free again, its row and executions stay', async () => {
-    const job = await storedJob();
+    const job = await storedJob(t);
     const execution = await storedExecution(job);
     const stale = (await jobs.findById(job.id))!;
 

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import type { Schema } from '../support/api-types.js';
 import { FakeClock } from '../support/fake-clock.js';
+import { createJob, type JobFields } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
@@ -21,13 +23,9 @@ describe('the API of the dashboard insights', () => {
   let prefix = '';
 
   /** A millisecond apart, so newest first is the order of creation reversed. */
-  async function createJob(overrides: Body = {}): Promise<Body> {
+  async function nextJob(fields: JobFields = {}): Promise<Schema<'JobResponse'>> {
     clock.advance(1);
-    const res = await api()
-      .post('/jobs')
-      .send({ name: `${prefix}${randomUUID()}`, command: 'true', cronExpression: '0 3 * * *', ...overrides });
-    expect(res.status).toBe(201);
-    return res.body as Body;
+    return createJob(t, { name: `${prefix}${randomUUID()}`, command: 'true', cronExpression: '0 3 * * *', ...fields });
   }
 
   async function act(executionId: string, action: string, body: Body = {}): Promise<Body> {
@@ -67,10 +65,10 @@ describe('the API of the dashboard insights', () => {
 
   describe('GET /jobs?failing=', () => {
     it('true lists the jobs whose last run that succeeded or failed failed; false the others', async () => {
-      const failed = await createJob({ name: `${prefix}failed` });
-      const recovered = await createJob({ name: `${prefix}recovered` });
-      const cancelledAfterFailure = await createJob({ name: `${prefix}cancelled-after-failure` });
-      await createJob({ name: `${prefix}never-ran` });
+      const failed = await nextJob({ name: `${prefix}failed` });
+      const recovered = await nextJob({ name: `${prefix}recovered` });
+      const cancelledAfterFailure = await nextJob({ name: `${prefix}cancelled-after-failure` });
+      await nextJob({ name: `${prefix}never-ran` });
       await run(failed.id, 'succeed');
       await run(failed.id, 'fail');
       await run(recovered.id, 'fail');
@@ -84,7 +82,7 @@ describe('the API of the dashboard insights', () => {
 
     it('is paged by cursor and goes with the other filters', async () => {
       const jobs = [];
-      for (let i = 0; i < 3; i++) jobs.push(await createJob({ name: `${prefix}${i}` }));
+      for (let i = 0; i < 3; i++) jobs.push(await nextJob({ name: `${prefix}${i}` }));
       for (const job of jobs) await run(job.id, 'fail');
       await api().patch(`/jobs/${jobs[0]!.id}`).send({ enabled: false }).expect(200);
 
@@ -108,9 +106,9 @@ describe('the API of the dashboard insights', () => {
 
   describe('GET /jobs/recent-runs', () => {
     it('answers the last runs that ended of each job, newest first, with durations and the success rate', async () => {
-      const a = await createJob();
-      const b = await createJob();
-      const quiet = await createJob();
+      const a = await nextJob();
+      const b = await nextJob();
+      const quiet = await nextJob();
       const first = await run(a.id, 'succeed', 1500);
       const second = await run(a.id, 'fail', 250);
       const third = await run(a.id, 'cancel', 100);
@@ -144,7 +142,7 @@ describe('the API of the dashboard insights', () => {
     });
 
     it('stops at count runs per job, and takes the ids repeated too', async () => {
-      const job = await createJob();
+      const job = await nextJob();
       for (let i = 0; i < 4; i++) await run(job.id, 'succeed', 10 * (i + 1));
       const res = await api().get(`/jobs/recent-runs?ids=${job.id}&ids=${job.id}&count=2`).expect(200);
       expect(res.body.items).toHaveLength(1);
@@ -165,7 +163,7 @@ describe('the API of the dashboard insights', () => {
 
   describe('GET /executions?retryOf=', () => {
     it('answers the attempt that retries an execution, and nothing for the last attempt', async () => {
-      const job = await createJob({ maxRetries: 1 });
+      const job = await nextJob({ maxRetries: 1 });
       const failed = await run(job.id, 'fail');
       const retries = await api().get('/executions').query({ retryOf: failed.id }).expect(200);
       expect(retries.body.items).toEqual([expect.objectContaining({ retryOf: failed.id, attempt: 2 })]);
@@ -179,7 +177,7 @@ describe('the API of the dashboard insights', () => {
   describe('GET /overview', () => {
     it('counts the runs of the last 24 h by status, the queued, running and late ones, and lists what is due', async () => {
       const before = (await api().get('/overview').expect(200)).body as Body;
-      const job = await createJob({ cronExpression: '*/30 * * * *' });
+      const job = await nextJob({ cronExpression: '*/30 * * * *' });
       await run(job.id, 'succeed');
       await run(job.id, 'fail');
       await act((await api().post(`/jobs/${job.id}/executions`).expect(201)).body.id as string, 'start');
@@ -221,10 +219,10 @@ describe('the API of the dashboard insights', () => {
     });
 
     it('names the jobs that failed 3 times in a row, most failures first; a success or a deletion takes one off', async () => {
-      const twice = await createJob();
-      const thrice = await createJob();
-      const often = await createJob();
-      const deleted = await createJob();
+      const twice = await nextJob();
+      const thrice = await nextJob();
+      const often = await nextJob();
+      const deleted = await nextJob();
       for (let i = 0; i < 2; i++) await run(twice.id, 'fail');
       for (let i = 0; i < 3; i++) await run(thrice.id, 'fail');
       for (let i = 0; i < 5; i++) await run(often.id, 'fail');

@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { jest } from '@jest/globals';
 import request from 'supertest';
 import { Database } from '../../src/shared/infrastructure/database.js';
 import { FakeClock } from '../support/fake-clock.js';
+import { createJob } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
@@ -19,14 +19,6 @@ describe('jobs at a glance: lastExecution and stats', () => {
   const clock = new FakeClock(new Date(T0));
   let t: TestApp;
   const api = () => request(t.app.getHttpServer());
-
-  async function createJob(overrides: Body = {}): Promise<Body> {
-    const res = await api()
-      .post('/jobs')
-      .send({ name: `glance-${randomUUID()}`, command: 'echo hi', cronExpression: '0 3 * * *', ...overrides });
-    expect(res.status).toBe(201);
-    return res.body as Body;
-  }
 
   async function queue(jobId: string): Promise<Body> {
     const res = await api().post(`/jobs/${jobId}/executions`);
@@ -85,7 +77,7 @@ describe('jobs at a glance: lastExecution and stats', () => {
 
   describe('lastExecution', () => {
     it('is null for a job without executions, on create, read, list and update', async () => {
-      const created = await createJob();
+      const created = await createJob(t);
       expect(created.lastExecution).toBeNull();
 
       expect((await getJob(created.id)).lastExecution).toBeNull();
@@ -96,7 +88,7 @@ describe('jobs at a glance: lastExecution and stats', () => {
     });
 
     it('is the most recently created execution, with its id, status and finishedAt, on read and in the list', async () => {
-      const job = await createJob();
+      const job = await createJob(t);
       await run(job.id, 'succeed', 1_000);
       clock.advance(1_000);
       await run(job.id, 'fail', 2_000);
@@ -109,7 +101,7 @@ describe('jobs at a glance: lastExecution and stats', () => {
     });
 
     it('follows the newest execution through its lifecycle, finishedAt included', async () => {
-      const job = await createJob();
+      const job = await createJob(t);
       const execution = await queue(job.id);
       clock.advance(500);
       await act(execution.id, 'start');
@@ -124,7 +116,7 @@ describe('jobs at a glance: lastExecution and stats', () => {
     });
 
     it('is chosen by creation, not by when an execution finished', async () => {
-      const job = await createJob();
+      const job = await createJob(t);
       const older = await queue(job.id);
       clock.advance(1_000);
       const newer = await queue(job.id);
@@ -136,7 +128,7 @@ describe('jobs at a glance: lastExecution and stats', () => {
     });
 
     it('among executions created at the same instant, is the first one GET /executions lists', async () => {
-      const job = await createJob();
+      const job = await createJob(t);
       for (let i = 0; i < 4; i++) await queue(job.id);
 
       const newestFirst = await api().get('/executions').query({ jobId: job.id, limit: 1 });
@@ -145,7 +137,7 @@ describe('jobs at a glance: lastExecution and stats', () => {
     });
 
     it('belongs to each job in the list: never another job’s execution', async () => {
-      const [a, b, none] = [await createJob(), await createJob(), await createJob()];
+      const [a, b, none] = [await createJob(t), await createJob(t), await createJob(t)];
       const ofA = await queue(a.id);
       clock.advance(1_000);
       const ofB = await run(b.id, 'cancel', 250);
@@ -164,7 +156,7 @@ describe('jobs at a glance: lastExecution and stats', () => {
     });
 
     it('PATCH answers the current lastExecution', async () => {
-      const job = await createJob();
+      const job = await createJob(t);
       const execution = await queue(job.id);
 
       const patched = await api().patch(`/jobs/${job.id}`).send({ enabled: false });
@@ -177,7 +169,7 @@ describe('jobs at a glance: lastExecution and stats', () => {
       clock.set(at(10 * HOUR)); // newer than the jobs of the other tests: these five are the first page
       const jobs: Body[] = [];
       for (let i = 0; i < 5; i++) {
-        const job = await createJob();
+        const job = await createJob(t);
         await queue(job.id);
         jobs.push(job);
       }
@@ -200,7 +192,7 @@ describe('jobs at a glance: lastExecution and stats', () => {
 
   describe('GET /jobs/:id/stats', () => {
     it('counts every status and gives exact p50 and p95 of the durations of finished runs', async () => {
-      const job = await createJob();
+      const job = await createJob(t);
       await run(job.id, 'succeed', 1_000);
       await run(job.id, 'succeed', 2_000);
       await run(job.id, 'fail', 3_000);
@@ -225,14 +217,14 @@ describe('jobs at a glance: lastExecution and stats', () => {
     });
 
     it('with a single finished run, p50 and p95 are its duration', async () => {
-      const job = await createJob();
+      const job = await createJob(t);
       await run(job.id, 'succeed', 1_234);
 
       expect((await stats(job.id)).durationMs).toEqual({ p50: 1_234, p95: 1_234 });
     });
 
     it('without executions: all counts 0 and null percentiles', async () => {
-      const job = await createJob();
+      const job = await createJob(t);
 
       expect(await stats(job.id)).toEqual({
         windowHours: 24,
@@ -244,7 +236,7 @@ describe('jobs at a glance: lastExecution and stats', () => {
     });
 
     it('without a finished run: the counts, and null percentiles', async () => {
-      const job = await createJob();
+      const job = await createJob(t);
       await queue(job.id);
       await act((await queue(job.id)).id, 'start');
       await act((await queue(job.id)).id, 'cancel');
@@ -256,7 +248,7 @@ describe('jobs at a glance: lastExecution and stats', () => {
     });
 
     it('counts only the executions created within the window, from `since` on', async () => {
-      const job = await createJob();
+      const job = await createJob(t);
       clock.set(at(-30 * HOUR));
       await run(job.id, 'fail', 9_000); // 30 hours before T0
       clock.set(at(-HOUR - 1));
@@ -284,7 +276,7 @@ describe('jobs at a glance: lastExecution and stats', () => {
     });
 
     it('counts only the executions of this job', async () => {
-      const [job, other] = [await createJob(), await createJob()];
+      const [job, other] = [await createJob(t), await createJob(t)];
       await run(other.id, 'succeed', 10_000);
       await run(job.id, 'fail', 1_000);
 
@@ -295,7 +287,7 @@ describe('jobs at a glance: lastExecution and stats', () => {
     });
 
     it('accepts the window bounds 1 and 8760 hours', async () => {
-      const job = await createJob();
+      const job = await createJob(t);
 
       expect((await stats(job.id, 1)).windowHours).toBe(1);
       const year = await stats(job.id, 8760);
@@ -304,7 +296,7 @@ describe('jobs at a glance: lastExecution and stats', () => {
     });
 
     it.each(['0', '8761', '-1', '1.5', 'abc', ''])('hours=%p is 400 naming hours', async (hours) => {
-      const job = await createJob();
+      const job = await createJob(t);
 
       const res = await api().get(`/jobs/${job.id}/stats?hours=${hours}`);
 
@@ -320,7 +312,7 @@ describe('jobs at a glance: lastExecution and stats', () => {
     });
 
     it('a deleted job is 404', async () => {
-      const job = await createJob();
+      const job = await createJob(t);
       await run(job.id, 'succeed', 1_000);
       expect((await api().delete(`/jobs/${job.id}`)).status).toBe(204);
 
@@ -335,7 +327,7 @@ describe('jobs at a glance: lastExecution and stats', () => {
     });
 
     it('an unknown query parameter is 400', async () => {
-      const job = await createJob();
+      const job = await createJob(t);
 
       const res = await api().get(`/jobs/${job.id}/stats?days=2`);
 

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { FakeClock } from '../support/fake-clock.js';
+import { jobBody, jobCreator } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { JOB_FIELDS } from '../support/contract.js';
 
@@ -8,14 +8,10 @@ const T0 = '2026-11-30T10:00:00.000Z';
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 type Body = Record<string, unknown>;
 
-let counter = 0;
-const uniqueName = (): string => `job-${++counter}-${randomUUID().slice(0, 8)}`;
-const validJob = (overrides: Body = {}): Body => ({
-  name: uniqueName(),
-  command: 'echo hello',
-  cronExpression: '*/15 * * * *',
-  ...overrides,
-});
+/** A job every quarter of an hour: its next runs are a few minutes after T0. */
+const QUARTER_HOURLY = { cronExpression: '*/15 * * * *' };
+/** A valid job body with `overrides` over it, which may be wrong on purpose (so untyped). */
+const validJob = (overrides: Body = {}): Body => ({ ...jobBody(QUARTER_HOURLY), ...overrides });
 
 function expectError(body: unknown, statusCode: number, error: string): void {
   expect(body).toEqual({ statusCode, message: expect.any(String), error });
@@ -86,11 +82,7 @@ describe('jobs over HTTP', () => {
   let t: TestApp;
   const api = () => request(t.app.getHttpServer());
 
-  async function createJob(overrides: Body = {}): Promise<Body> {
-    const res = await api().post('/jobs').send(validJob(overrides));
-    expect(res.status).toBe(201);
-    return res.body as Body;
-  }
+  const newJob = jobCreator(() => t, QUARTER_HOURLY);
 
   async function queueExecution(jobId: unknown): Promise<Body> {
     const res = await api().post(`/jobs/${jobId}/executions`);
@@ -188,7 +180,7 @@ describe('jobs over HTTP', () => {
     });
 
     it('trims the name', async () => {
-      const job = await createJob({ name: '   spaced out   ' });
+      const job = await newJob({ name: '   spaced out   ' });
       expect(job.name).toBe('spaced out');
     });
 
@@ -272,7 +264,7 @@ describe('jobs over HTTP', () => {
     });
 
     it('refuses a second job with the same name with 409', async () => {
-      const job = await createJob();
+      const job = await newJob();
       const res = await api()
         .post('/jobs')
         .send(validJob({ name: job.name }));
@@ -283,7 +275,7 @@ describe('jobs over HTTP', () => {
     });
 
     it('a name is unique after trimming', async () => {
-      const job = await createJob();
+      const job = await newJob();
       const res = await api()
         .post('/jobs')
         .send(validJob({ name: `  ${job.name}  ` }));
@@ -305,7 +297,7 @@ describe('jobs over HTTP', () => {
               .post('/jobs')
               .send(validJob({ [field]: value }))
           : await api()
-              .patch(`/jobs/${(await createJob()).id}`)
+              .patch(`/jobs/${(await newJob()).id}`)
               .send({ [field]: value });
 
       expect(res.status).toBe(400);
@@ -316,7 +308,7 @@ describe('jobs over HTTP', () => {
 
   describe('GET /jobs/:id', () => {
     it('reads a job', async () => {
-      const job = await createJob();
+      const job = await newJob();
       const res = await api().get(`/jobs/${job.id}`);
 
       expect(res.status).toBe(200);
@@ -341,7 +333,7 @@ describe('jobs over HTTP', () => {
 
   describe('PATCH /jobs/:id', () => {
     it('changes only the fields it is given and moves updatedAt', async () => {
-      const job = await createJob({ maxRetries: 2, timeoutSeconds: 60 });
+      const job = await newJob({ maxRetries: 2, timeoutSeconds: 60 });
       clock.advance(60_000);
 
       const res = await api().patch(`/jobs/${job.id}`).send({ command: 'echo changed' });
@@ -356,7 +348,7 @@ describe('jobs over HTTP', () => {
     });
 
     it('trims a new name', async () => {
-      const job = await createJob();
+      const job = await newJob();
       const res = await api().patch(`/jobs/${job.id}`).send({ name: '  renamed  ' });
 
       expect(res.status).toBe(200);
@@ -364,7 +356,7 @@ describe('jobs over HTTP', () => {
     });
 
     it('disabling clears nextRunAt and enabling plans the next slot from now', async () => {
-      const job = await createJob({ cronExpression: '0 * * * *' });
+      const job = await newJob({ cronExpression: '0 * * * *' });
       expect(job.nextRunAt).toBe('2026-11-30T11:00:00.000Z');
 
       const disabled = await api().patch(`/jobs/${job.id}`).send({ enabled: false });
@@ -378,7 +370,7 @@ describe('jobs over HTTP', () => {
     });
 
     it('a new cron expression replans nextRunAt', async () => {
-      const job = await createJob({ cronExpression: '0 * * * *' });
+      const job = await newJob({ cronExpression: '0 * * * *' });
       const res = await api().patch(`/jobs/${job.id}`).send({ cronExpression: '@daily' });
 
       expect(res.status).toBe(200);
@@ -386,7 +378,7 @@ describe('jobs over HTTP', () => {
     });
 
     it('an empty patch changes nothing but is accepted', async () => {
-      const job = await createJob();
+      const job = await newJob();
       const res = await api().patch(`/jobs/${job.id}`).send({});
 
       expect(res.status).toBe(200);
@@ -396,7 +388,7 @@ describe('jobs over HTTP', () => {
     it.each(INVALID_FIELDS)(
       'refuses %s = %p with 400 naming the field, and the job stays as it was',
       async (field, value) => {
-        const job = await createJob();
+        const job = await newJob();
         const res = await api()
           .patch(`/jobs/${job.id}`)
           .send({ [field]: value });
@@ -409,7 +401,7 @@ describe('jobs over HTTP', () => {
     );
 
     it('refuses an unknown field, naming it', async () => {
-      const job = await createJob();
+      const job = await newJob();
       const res = await api().patch(`/jobs/${job.id}`).send({ owner: 'ops' });
 
       expect(res.status).toBe(400);
@@ -419,7 +411,7 @@ describe('jobs over HTTP', () => {
     it.each(['id', 'createdAt', 'updatedAt', 'nextRunAt', 'version'])(
       'refuses %s: it is not a field a caller may set',
       async (field) => {
-        const job = await createJob();
+        const job = await newJob();
         const res = await api()
           .patch(`/jobs/${job.id}`)
           .send({ [field]: field === 'version' ? 7 : field === 'id' ? UNKNOWN_ID : '2030-01-01T00:00:00.000Z' });
@@ -435,8 +427,8 @@ describe('jobs over HTTP', () => {
     );
 
     it("refuses taking another job's name with 409", async () => {
-      const first = await createJob();
-      const second = await createJob();
+      const first = await newJob();
+      const second = await newJob();
       const res = await api().patch(`/jobs/${second.id}`).send({ name: first.name });
 
       expect(res.status).toBe(409);
@@ -445,7 +437,7 @@ describe('jobs over HTTP', () => {
     });
 
     it('keeping its own name is not a conflict', async () => {
-      const job = await createJob();
+      const job = await newJob();
       const res = await api().patch(`/jobs/${job.id}`).send({ name: job.name, maxRetries: 4 });
 
       expect(res.status).toBe(200);
@@ -469,7 +461,7 @@ describe('jobs over HTTP', () => {
 
   describe('DELETE /jobs/:id', () => {
     it('deletes a job: 204, then 404 for reads, updates, deletes, runs and next runs', async () => {
-      const job = await createJob();
+      const job = await newJob();
 
       const res = await api().delete(`/jobs/${job.id}`);
 
@@ -488,7 +480,7 @@ describe('jobs over HTTP', () => {
     });
 
     it('a deleted job is no longer listed', async () => {
-      const job = await createJob();
+      const job = await newJob();
       await api().delete(`/jobs/${job.id}`).expect(204);
 
       const list = await api().get('/jobs').query({ limit: 100 });
@@ -496,7 +488,7 @@ describe('jobs over HTTP', () => {
     });
 
     it('the name of a deleted job can be reused', async () => {
-      const job = await createJob();
+      const job = await newJob();
       await api().delete(`/jobs/${job.id}`).expect(204);
 
       const res = await api()
@@ -508,7 +500,7 @@ describe('jobs over HTTP', () => {
     });
 
     it('cancels the queued executions and keeps the finished ones, all still readable', async () => {
-      const job = await createJob();
+      const job = await newJob();
       const queued = await queueExecution(job.id);
       const done = await queueExecution(job.id);
       await api().post(`/executions/${done.id}/start`).expect(200);
@@ -532,7 +524,7 @@ describe('jobs over HTTP', () => {
     });
 
     it('is refused with 409 while one of its executions is RUNNING, and nothing changes', async () => {
-      const job = await createJob();
+      const job = await newJob();
       const running = await queueExecution(job.id);
       await api().post(`/executions/${running.id}/start`).expect(200);
       const queued = await queueExecution(job.id);
@@ -548,7 +540,7 @@ describe('jobs over HTTP', () => {
     });
 
     it('is allowed again once the running execution finished', async () => {
-      const job = await createJob();
+      const job = await newJob();
       const running = await queueExecution(job.id);
       await api().post(`/executions/${running.id}/start`).expect(200);
       await api().delete(`/jobs/${job.id}`).expect(409);
@@ -561,7 +553,7 @@ describe('jobs over HTTP', () => {
 
     it('a run requested while the job is being deleted never stays QUEUED on the deleted job', async () => {
       for (let round = 0; round < 10; round++) {
-        const job = await createJob();
+        const job = await newJob();
 
         const [deleted, queued] = await Promise.all([
           api().delete(`/jobs/${job.id}`),
@@ -577,7 +569,7 @@ describe('jobs over HTTP', () => {
 
     it('a start racing the deletion: either the job goes and the run is cancelled, or the run starts and the job stays', async () => {
       for (let round = 0; round < 10; round++) {
-        const job = await createJob();
+        const job = await newJob();
         const execution = await queueExecution(job.id);
 
         const [deleted, started] = await Promise.all([
@@ -617,7 +609,7 @@ describe('jobs over HTTP', () => {
 
   describe('GET /jobs/:id/next-runs', () => {
     it('lists five runs by default', async () => {
-      const job = await createJob({ cronExpression: '0 * * * *' });
+      const job = await newJob({ cronExpression: '0 * * * *' });
       const res = await api().get(`/jobs/${job.id}/next-runs`);
 
       expect(res.status).toBe(200);
@@ -634,7 +626,7 @@ describe('jobs over HTTP', () => {
 
     it('runs strictly after now: a slot at this very instant is not listed', async () => {
       clock.set('2026-11-30T11:00:00.000Z');
-      const job = await createJob({ cronExpression: '0 * * * *' });
+      const job = await newJob({ cronExpression: '0 * * * *' });
       const res = await api().get(`/jobs/${job.id}/next-runs`).query({ count: 1 });
 
       expect(res.body).toEqual({ runs: ['2026-11-30T12:00:00.000Z'] });
@@ -642,7 +634,7 @@ describe('jobs over HTTP', () => {
 
     it('follows Europe/Berlin across the spring-forward change (09:00 local is 08:00Z, then 07:00Z)', async () => {
       clock.set('2026-03-27T12:00:00.000Z');
-      const job = await createJob({ cronExpression: '0 9 * * *', timezone: 'Europe/Berlin' });
+      const job = await newJob({ cronExpression: '0 9 * * *', timezone: 'Europe/Berlin' });
       expect(job.nextRunAt).toBe('2026-03-28T08:00:00.000Z');
 
       const res = await api().get(`/jobs/${job.id}/next-runs`).query({ count: 3 });
@@ -655,7 +647,7 @@ describe('jobs over HTTP', () => {
 
     it('follows America/New_York across the fall-back change (09:00 local is 13:00Z, then 14:00Z)', async () => {
       clock.set('2026-10-30T14:00:00.000Z');
-      const job = await createJob({ cronExpression: '0 9 * * *', timezone: 'America/New_York' });
+      const job = await newJob({ cronExpression: '0 9 * * *', timezone: 'America/New_York' });
 
       const res = await api().get(`/jobs/${job.id}/next-runs`).query({ count: 3 });
 
@@ -665,7 +657,7 @@ describe('jobs over HTTP', () => {
     });
 
     it('a change of time zone changes the runs', async () => {
-      const job = await createJob({ cronExpression: '0 9 * * *' });
+      const job = await newJob({ cronExpression: '0 9 * * *' });
       await api().patch(`/jobs/${job.id}`).send({ timezone: 'America/New_York' }).expect(200);
 
       const res = await api().get(`/jobs/${job.id}/next-runs`).query({ count: 1 });
@@ -674,7 +666,7 @@ describe('jobs over HTTP', () => {
     });
 
     it.each([1, 100])('accepts count=%p', async (count) => {
-      const job = await createJob({ cronExpression: '* * * * *' });
+      const job = await newJob({ cronExpression: '* * * * *' });
       const res = await api().get(`/jobs/${job.id}/next-runs`).query({ count });
 
       expect(res.status).toBe(200);
@@ -683,7 +675,7 @@ describe('jobs over HTTP', () => {
     });
 
     it.each(['0', '101', '-1', '1.5', 'abc', ''])('refuses count=%p with 400 naming count', async (count) => {
-      const job = await createJob();
+      const job = await newJob();
       const res = await api().get(`/jobs/${job.id}/next-runs?count=${count}`);
 
       expect(res.status).toBe(400);

@@ -8,6 +8,7 @@ import request from 'supertest';
 import { ExecutionsService } from '../../src/executions/application/executions.service.js';
 import { OUTPUT_POLL_MS, OutputPolls } from '../../src/executions/application/output-polls.js';
 import { longestOverlap, MIN_OVERLAP, newText } from '../../src/shared/domain/text-tail.js';
+import { createJob } from '../support/jobs.js';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
 import { finalExecution, waitFor } from '../support/wait.js';
 
@@ -110,13 +111,9 @@ describe('GET /executions/:id/output/stream follows a real command', () => {
     rmSync(workDir, { recursive: true, force: true });
   });
 
-  let jobs = 0;
   async function queue(command: string): Promise<Body> {
-    const job = await api()
-      .post('/jobs')
-      .send({ name: `stream-${++jobs}`, command, cronExpression: '0 0 1 1 *' });
-    expect(job.status).toBe(201);
-    const execution = await api().post(`/jobs/${job.body.id}/executions`);
+    const job = await createJob(t, { command });
+    const execution = await api().post(`/jobs/${job.id}/executions`);
     expect(execution.status).toBe(201);
     return execution.body as Body;
   }

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import { createJob, type JobFields } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { createTestDatabase, TestDatabase } from '../support/test-database.js';
 import { isAlive, waitFor } from '../support/wait.js';
@@ -14,7 +15,6 @@ type Row = Record<string, any>;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let workDir: string;
-let jobCount = 0;
 
 beforeAll(() => {
   workDir = mkdtempSync(join(tmpdir(), 'orbit-shutdown-'));
@@ -30,13 +30,9 @@ async function node(db: TestDatabase, env: Record<string, string>, role: 'all' |
 }
 
 /** A job and a manual execution of it, over HTTP. */
-async function queue(t: TestApp, command: string, job: Body = {}): Promise<Body> {
-  const http = () => request(t.app.getHttpServer());
-  const created = await http()
-    .post('/jobs')
-    .send({ name: `shutdown-job-${process.pid}-${++jobCount}`, command, cronExpression: '0 0 1 1 *', ...job })
-    .expect(201);
-  const execution = await http().post(`/jobs/${created.body.id}/executions`).expect(201);
+async function queue(t: TestApp, command: string, job: JobFields = {}): Promise<Body> {
+  const created = await createJob(t, { command, ...job });
+  const execution = await request(t.app.getHttpServer()).post(`/jobs/${created.id}/executions`).expect(201);
   return execution.body as Body;
 }
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { Database } from '../../src/shared/infrastructure/database.js';
+import { createJob, type JobFields } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { finalExecution, isAlive, waitFor } from '../support/wait.js';
 
@@ -34,13 +35,9 @@ describe('worker runs commands as real processes', () => {
     rmSync(workDir, { recursive: true, force: true });
   });
 
-  let jobCount = 0;
-  async function run(command: string, job: Body = {}): Promise<Body> {
-    const created = await http()
-      .post('/jobs')
-      .send({ name: `job-${++jobCount}`, command, cronExpression: '0 0 1 1 *', ...job })
-      .expect(201);
-    const execution = await http().post(`/jobs/${created.body.id}/executions`).expect(201);
+  async function run(command: string, job: JobFields = {}): Promise<Body> {
+    const created = await createJob(t, { command, ...job });
+    const execution = await http().post(`/jobs/${created.id}/executions`).expect(201);
     return execution.body as Body;
   }
 

@@ -1,7 +1,9 @@
 import request from 'supertest';
 import { JobRepository } from '../../src/jobs/application/job.repository.js';
 import { SchedulerService } from '../../src/runtime/application/scheduler.service.js';
+import type { Schema } from '../support/api-types.js';
 import { FakeClock } from '../support/fake-clock.js';
+import { createJob, type JobFields } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { createTestDatabase, TestDatabase } from '../support/test-database.js';
 
@@ -17,7 +19,6 @@ describe('pausing with a note, and the timeline of a job', () => {
   let clock: FakeClock;
   let api: TestApp;
   let runtime: TestApp;
-  let names = 0;
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -39,14 +40,12 @@ describe('pausing with a note, and the timeline of a job', () => {
     await scheduler.resumePlanned(instant);
     return scheduler.pass(instant);
   };
-  async function createJob(fields: Body = {}): Promise<Body> {
+  /** A job each minute, created at T0 with the clock a second on after (a change at the instant of creation would tell no event). */
+  async function jobAtT0(fields: JobFields = {}): Promise<Schema<'JobResponse'>> {
     clock.set(T0);
-    const res = await http()
-      .post('/jobs')
-      .send({ name: `timeline-${++names}`, command: 'echo tick', cronExpression: '* * * * *', ...fields });
-    expect(res.status).toBe(201);
-    clock.set(new Date(T0.getTime() + 1000)); // a change in the instant of the creation would tell no event
-    return res.body as Body;
+    const job = await createJob(api, { cronExpression: '* * * * *', ...fields });
+    clock.set(new Date(T0.getTime() + 1000));
+    return job;
   }
   const timeline = (id: string, from: string, to: string) => http().get(`/jobs/${id}/timeline?from=${from}&to=${to}`);
   const executionOf = async (jobId: string, slot: Date) =>
@@ -55,7 +54,7 @@ describe('pausing with a note, and the timeline of a job', () => {
 
   describe('POST /jobs/:id/pause and /resume', () => {
     it('pause keeps a note and a resume instant, shown by the job and the list; resume clears them', async () => {
-      const job = await createJob();
+      const job = await jobAtT0();
       const resumeAt = '2026-12-07T08:00:00.000Z';
       const paused = await http().post(`/jobs/${job.id}/pause`).send({ note: '  DB migration  ', resumeAt });
       expect(paused.status).toBe(200);
@@ -80,7 +79,7 @@ describe('pausing with a note, and the timeline of a job', () => {
     });
 
     it('a pause without a resume instant stays paused; resuming a running job writes nothing', async () => {
-      const job = await createJob();
+      const job = await jobAtT0();
       expect((await http().post(`/jobs/${job.id}/pause`).send({})).body).toMatchObject({
         enabled: false,
         pausedNote: null,
@@ -103,7 +102,7 @@ describe('pausing with a note, and the timeline of a job', () => {
       [{ note: 42 }, 'note must be a string'],
       [{ until: '2026-12-01T10:00:00Z' }, 'until is not an accepted field'],
     ])('pause %j is a 400: %s, and the job runs on', async (body, message) => {
-      const job = await createJob();
+      const job = await jobAtT0();
       const res = await http().post(`/jobs/${job.id}/pause`).send(body);
       expect(res.status).toBe(400);
       expect(res.body.message).toContain(message);
@@ -111,7 +110,7 @@ describe('pausing with a note, and the timeline of a job', () => {
     });
 
     it('PATCH enabled still pauses and resumes, and resuming so clears the note', async () => {
-      const job = await createJob();
+      const job = await jobAtT0();
       await http().post(`/jobs/${job.id}/pause`).send({ note: 'why', resumeAt: '2026-12-01T00:00:00Z' });
       const res = await http().patch(`/jobs/${job.id}`).send({ enabled: true });
       expect(res.body).toMatchObject({ enabled: true, pausedNote: null, resumeAt: null });
@@ -129,7 +128,7 @@ describe('pausing with a note, and the timeline of a job', () => {
 
   describe('the scheduler resumes a job at its resume instant', () => {
     it('wakes for it, resumes it as of that instant (job.resumed) and fires a slot at that instant', async () => {
-      const job = await createJob();
+      const job = await jobAtT0();
       await http().post(`/jobs/${job.id}/pause`).send({ note: 'back at 10:05', resumeAt: '2026-11-30T10:05:00Z' });
       await db.sql(`UPDATE jobs SET deleted_at = $2 WHERE id <> $1 AND deleted_at IS NULL`, [job.id, T0]); // the only job
       expect(await runtime.app.get(JobRepository).earliestNextRun(500)).toEqual(at('10:05:00'));
@@ -142,16 +141,16 @@ describe('pausing with a note, and the timeline of a job', () => {
         resumeAt: null,
         nextRunAt: '2026-11-30T10:06:00.000Z',
       });
-      expect(await executionOf(job.id as string, at('10:05:00'))).toBeDefined();
+      expect(await executionOf(job.id, at('10:05:00'))).toBeDefined();
       const resumed = await db.sql(`SELECT at FROM events WHERE job_id = $1 AND type = 'job.resumed'`, [job.id]);
       expect(resumed.rows).toEqual([{ at: at('10:05:00') }]);
     });
 
     it('reached late, it resumes as of its instant and the slots since are a misfire of the policy', async () => {
-      const job = await createJob();
+      const job = await jobAtT0();
       await http().post(`/jobs/${job.id}/pause`).send({ resumeAt: '2026-11-30T10:05:00Z' });
       await passAt(at('10:20:10'));
-      expect(await executionOf(job.id as string, at('10:20:00'))).toBeDefined();
+      expect(await executionOf(job.id, at('10:20:00'))).toBeDefined();
       const events = await db.sql(
         `SELECT type, at, slot, detail->>'lastSlot' AS last FROM events WHERE job_id = $1 AND type NOT LIKE 'execution.%' AND type <> 'job.created' ORDER BY seq`,
         [job.id],
@@ -166,8 +165,8 @@ describe('pausing with a note, and the timeline of a job', () => {
 
   describe('GET /jobs/:id/timeline', () => {
     it('tells each slot its fate: fired, skipped, missed, paused, upcoming and unknown (with why)', async () => {
-      const job = await createJob({ concurrencyPolicy: 'FORBID' });
-      const id = job.id as string;
+      const job = await jobAtT0({ concurrencyPolicy: 'FORBID' });
+      const id = job.id;
       await passAt(at('10:01:00'));
       const first = await executionOf(id, at('10:01:00'));
       await http().post(`/executions/${first}/start`).expect(200);
@@ -227,9 +226,9 @@ describe('pausing with a note, and the timeline of a job', () => {
     });
 
     it('the slots of a job paused with a resume instant are paused until then, upcoming after', async () => {
-      const job = await createJob();
+      const job = await jobAtT0();
       await http().post(`/jobs/${job.id}/pause`).send({ resumeAt: '2026-11-30T10:03:00Z' }).expect(200);
-      const res = await timeline(job.id as string, '2026-11-30T10:01:00Z', '2026-11-30T10:05:00Z');
+      const res = await timeline(job.id, '2026-11-30T10:01:00Z', '2026-11-30T10:05:00Z');
       expect(res.body.slots.map((s: Body) => [s.slot.slice(11, 16), s.fate])).toEqual([
         ['10:01', 'paused'],
         ['10:02', 'paused'],
@@ -247,7 +246,7 @@ describe('pausing with a note, and the timeline of a job', () => {
       ['from=2026-11-30T10:00:00Z', '&to=2026-11-30T10:00:00Z', 'from must be before to'],
       ['from=2026-11-30T10:00:00Z', '&to=2026-12-01T10:00:00Z', 'holds more than 1000 slots'],
     ])('?%s%s is a 400: %s', async (from, to, message) => {
-      const job = await createJob();
+      const job = await jobAtT0();
       const res = await http().get(`/jobs/${job.id}/timeline?${from}${to}`);
       expect(res.status).toBe(400);
       expect(res.body.message).toContain(message);
