@@ -1,15 +1,14 @@
 import request from 'supertest';
 import { AUDITED_ACTIONS } from '../../src/shared/application/audited-actions.js';
+import type { Schema } from '../support/api-types.js';
 import { FakeClock } from '../support/fake-clock.js';
+import { jobBody } from '../support/jobs.js';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
-type Body = Record<string, any>;
 
 interface Change {
   actor: string;
   action: string;
-  targetId: string;
+  targetId: string | null;
   createdAt: string;
 }
 
@@ -28,21 +27,21 @@ describe('GET /audit filters: action, actor, targetId, from and to', () => {
     request(t.app.getHttpServer()).get(path).set('Authorization', `Bearer ${secret}`);
 
   /** One change a minute, so that the window's bounds fall on known events. */
-  async function change(
+  async function change<Answer = Schema<'JobResponse'>>(
     actor: string,
     secret: string,
     action: string,
     method: 'post' | 'patch',
     path: string,
-    body: Body = {},
-  ) {
+    body: object = {},
+  ): Promise<Answer> {
     const status = action.endsWith('.created') || action === 'execution.triggered' ? 201 : 200;
     clock.set(minute(changes.length));
     const res = await request(t.app.getHttpServer())[method](path).set('Authorization', `Bearer ${secret}`).send(body);
     expect({ action, status: res.status }).toEqual({ action, status });
-    const targetId = (res.body as Body).id ?? path.split('/')[2];
+    const targetId = (res.body as { id?: string }).id ?? path.split('/')[2]!;
     changes.push({ actor, action, targetId, createdAt: clock.now().toISOString() });
-    return res.body as Body;
+    return res.body as Answer;
   }
 
   /** The whole list for a query (paged by 100), oldest-first changes as the API answers them. */
@@ -50,7 +49,7 @@ describe('GET /audit filters: action, actor, targetId, from and to', () => {
     const res = await get(`/audit?limit=100&${query}`);
     expect({ query, status: res.status }).toEqual({ query, status: 200 });
     expect(res.body.nextCursor).toBeNull();
-    return (res.body.items as Body[]).map(({ actor, action, targetId, createdAt }) => ({
+    return (res.body as Schema<'AuditPageResponse'>).items.map(({ actor, action, targetId, createdAt }) => ({
       actor,
       action,
       targetId,
@@ -63,22 +62,30 @@ describe('GET /audit filters: action, actor, targetId, from and to', () => {
   beforeAll(async () => {
     t = await createTestApp({ clock, asAdmin: false });
     for (const role of ['viewer', 'operator', 'admin'] as const) {
-      const token = await change('ORBIT_ADMIN_TOKEN', TEST_ADMIN_TOKEN, 'token.created', 'post', '/tokens', {
-        name: `audit-${role}`,
-        role,
-      });
-      secrets[role] = token.token as string;
+      const token = await change<Schema<'CreatedTokenResponse'>>(
+        'ORBIT_ADMIN_TOKEN',
+        TEST_ADMIN_TOKEN,
+        'token.created',
+        'post',
+        '/tokens',
+        { name: `audit-${role}`, role } satisfies Schema<'CreateTokenDto'>,
+      );
+      secrets[role] = token.token;
     }
     for (let i = 0; i < 5; i++) {
-      const job = await change('audit-admin', secrets.admin, 'job.created', 'post', '/jobs', {
-        name: `audited-${i}`,
-        command: 'true',
-        cronExpression: '0 3 * * *',
-      });
-      jobs.push(job.id as string);
-      await change('audit-admin', secrets.admin, 'job.updated', 'patch', `/jobs/${job.id}`, { command: `echo ${i}` });
+      const job = await change(
+        'audit-admin',
+        secrets.admin,
+        'job.created',
+        'post',
+        '/jobs',
+        jobBody({ name: `audited-${i}`, command: 'true', cronExpression: '0 3 * * *' }),
+      );
+      jobs.push(job.id);
+      const update: Schema<'UpdateJobDto'> = { command: `echo ${i}` };
+      await change('audit-admin', secrets.admin, 'job.updated', 'patch', `/jobs/${job.id}`, update);
     }
-    const run = await change(
+    const run = await change<Schema<'ExecutionResponse'>>(
       'audit-operator',
       secrets.operator,
       'execution.triggered',

@@ -1,11 +1,17 @@
 import type { IncomingMessage } from 'node:http';
 import { createHash, randomUUID } from 'node:crypto';
 import request from 'supertest';
+import type { Schema } from '../support/api-types.js';
+import { jobBody } from '../support/jobs.js';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
 import { createTestDatabase, TestDatabase } from '../support/test-database.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
+/** A body sent to any endpoint, right or wrong on purpose (unknown fields, wrong types): so untyped. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 type Body = Record<string, any>;
+type Job = Schema<'JobResponse'>;
+type Execution = Schema<'ExecutionResponse'>;
+type AuditEvent = Schema<'AuditEventResponse'>;
 type Role = 'viewer' | 'operator' | 'admin';
 type Method = 'get' | 'post' | 'patch' | 'delete';
 
@@ -21,11 +27,11 @@ interface Target {
 
 /** The admin-side helpers an endpoint's setup uses to make real ids. */
 interface Fixtures {
-  job(): Promise<Body>;
-  execution(state: 'QUEUED' | 'RUNNING' | 'CANCELLED'): Promise<Body>;
-  token(role: Role): Promise<Body>;
-  channel(): Promise<Body>;
-  group(): Promise<Body>;
+  job(): Promise<Job>;
+  execution(state: 'QUEUED' | 'RUNNING' | 'CANCELLED'): Promise<Execution>;
+  token(role: Role): Promise<Schema<'CreatedTokenResponse'>>;
+  channel(): Promise<Schema<'ChannelResponse'>>;
+  group(): Promise<Schema<'ConcurrencyGroupResponse'>>;
   /** A worker's id, registered as a live worker would register it. */
   worker(): Promise<string>;
 }
@@ -395,19 +401,13 @@ const REFUSED_HEADERS: Array<[string, string | undefined]> = [
   ['the admin secret with a suffix', `Bearer ${TEST_ADMIN_TOKEN}x`],
 ];
 
-let counter = 0;
 /** A webhook to the discard port of loopback (the app allows private targets): a test attempt fails at once. */
-function validChannel(): Body {
+function validChannel(): Schema<'CreateChannelDto'> {
   return { name: `c-${randomUUID()}`, type: 'webhook', url: 'http://127.0.0.1:9/hook' };
 }
 
 function validJob(overrides: Body = {}): Body {
-  return {
-    name: `job-${++counter}-${randomUUID().slice(0, 8)}`,
-    command: 'echo hi',
-    cronExpression: '0 3 * * *',
-    ...overrides,
-  };
+  return { ...jobBody({ command: 'echo hi', cronExpression: '0 3 * * *' }), ...overrides };
 }
 
 function expectError(res: request.Response, statusCode: number, error: string): void {
@@ -464,36 +464,36 @@ function fixtures(t: TestApp): Fixtures {
     async job() {
       const res = await admin('post', '/jobs', validJob());
       expect(res.status).toBe(201);
-      return res.body as Body;
+      return res.body as Job;
     },
     async execution(state) {
       const job = await fx.job();
       const queued = await admin('post', `/jobs/${job.id}/executions`);
       expect(queued.status).toBe(201);
-      if (state === 'QUEUED') return queued.body as Body;
+      if (state === 'QUEUED') return queued.body as Execution;
       if (state === 'CANCELLED') {
         const cancelled = await admin('post', `/executions/${queued.body.id}/cancel`);
         expect(cancelled.status).toBe(200);
-        return cancelled.body as Body;
+        return cancelled.body as Execution;
       }
       const started = await admin('post', `/executions/${queued.body.id}/start`);
       expect(started.status).toBe(200);
-      return started.body as Body;
+      return started.body as Execution;
     },
     async token(role) {
       const res = await admin('post', '/tokens', { name: `${role}-${randomUUID().slice(0, 8)}`, role });
       expect(res.status).toBe(201);
-      return res.body as Body;
+      return res.body as Schema<'CreatedTokenResponse'>;
     },
     async channel() {
       const res = await admin('post', '/channels', validChannel());
       expect(res.status).toBe(201);
-      return res.body as Body;
+      return res.body as Schema<'ChannelResponse'>;
     },
     async group() {
       const res = await admin('post', '/concurrency-groups', { name: `g-${randomUUID()}`, limit: 2 });
       expect(res.status).toBe(201);
-      return res.body as Body;
+      return res.body as Schema<'ConcurrencyGroupResponse'>;
     },
     async worker() {
       const id = `host-x:1:${randomUUID().slice(0, 6)}`;
@@ -517,7 +517,7 @@ describe('authentication and roles', () => {
   beforeAll(async () => {
     t = await createTestApp({ asAdmin: false, env: { ORBIT_ALERTS_ALLOW_PRIVATE: 'true' } });
     fx = fixtures(t);
-    for (const role of ROLES) secrets[role] = (await fx.token(role)).token as string;
+    for (const role of ROLES) secrets[role] = (await fx.token(role)).token;
   });
 
   afterAll(async () => {
@@ -579,7 +579,7 @@ describe('authentication and roles', () => {
     it('GET /auth/me tells each token its own name and role', async () => {
       for (const role of ROLES) {
         const issued = await fx.token(role);
-        const res = await send(t, 'get', '/auth/me', bearer(issued.token as string));
+        const res = await send(t, 'get', '/auth/me', bearer(issued.token));
         expect({ status: res.status, body: res.body as unknown }).toEqual({
           status: 200,
           body: { tokenId: issued.id, name: issued.name, role },
@@ -648,11 +648,11 @@ describe('authentication and roles', () => {
         role: 'viewer',
         createdAt: issued.createdAt,
       });
-      for (const item of res.body.items as Body[]) {
+      for (const item of (res.body as Schema<'TokenPageResponse'>).items) {
         expect(Object.keys(item).sort()).toEqual(['createdAt', 'id', 'name', 'role']);
       }
-      for (const secret of [...Object.values(secrets), issued.token as string]) expect(res.text).not.toContain(secret);
-      const times = (res.body.items as Body[]).map((i) => Date.parse(i.createdAt as string));
+      for (const secret of [...Object.values(secrets), issued.token]) expect(res.text).not.toContain(secret);
+      const times = (res.body as Schema<'TokenPageResponse'>).items.map((i) => Date.parse(i.createdAt));
       expect(times).toEqual([...times].sort((a, b) => b - a));
     });
 
@@ -666,7 +666,7 @@ describe('authentication and roles', () => {
       expect(res.text).toBe('');
       expectError(await send(t, 'get', '/jobs', bearer(issued.token)), 401, 'Unauthorized');
       const list = await send(t, 'get', '/tokens?limit=100', bearer(TEST_ADMIN_TOKEN));
-      expect((list.body.items as Body[]).map((i) => i.id)).not.toContain(issued.id);
+      expect((list.body as Schema<'TokenPageResponse'>).items.map((i) => i.id)).not.toContain(issued.id);
     });
 
     it('DELETE /tokens/:id of an unknown or already revoked token → 404, of a malformed id → 400', async () => {
@@ -698,7 +698,7 @@ describe('authentication and roles', () => {
       const issued = await Promise.all(ROLES.flatMap((role) => [fx.token(role), fx.token(role)]));
       const revoked = issued[0]!;
       expect((await send(t, 'delete', `/tokens/${revoked.id}`, bearer(TEST_ADMIN_TOKEN))).status).toBe(204);
-      const allSecrets = [...issued.map((b) => b.token as string), ...Object.values(secrets), TEST_ADMIN_TOKEN];
+      const allSecrets = [...issued.map((b) => b.token), ...Object.values(secrets), TEST_ADMIN_TOKEN];
 
       const columns = await t.db.sql(
         `SELECT table_name, column_name FROM information_schema.columns
@@ -731,9 +731,7 @@ describe('authentication and roles', () => {
         const row = await t.db.sql(`SELECT token_hash FROM api_tokens WHERE id = $1`, [token.id]);
         expect(row.rows).toEqual([
           {
-            token_hash: createHash('sha256')
-              .update(token.token as string, 'utf8')
-              .digest('hex'),
+            token_hash: createHash('sha256').update(token.token, 'utf8').digest('hex'),
           },
         ]);
       }
@@ -790,15 +788,15 @@ describe('the audit trail', () => {
   const names: Record<Role, string> = { viewer: 'audit-viewer', operator: 'audit-operator', admin: 'audit-admin' };
   let started: number;
   let finished: number;
-  let job: Body;
-  let kept: Body;
-  let cancelled: Body;
+  let job: Job;
+  let kept: Job;
+  let cancelled: Execution;
 
-  async function trail(secret = TEST_ADMIN_TOKEN): Promise<Body[]> {
+  async function trail(secret = TEST_ADMIN_TOKEN): Promise<AuditEvent[]> {
     const res = await api(secret, 'get', '/audit?limit=100');
     expect(res.status).toBe(200);
     expect(res.body.nextCursor).toBeNull();
-    return res.body.items as Body[];
+    return (res.body as Schema<'AuditPageResponse'>).items;
   }
 
   beforeAll(async () => {
@@ -810,28 +808,38 @@ describe('the audit trail', () => {
       secrets[role] = res.body.token as string;
       expected.push({ actor: 'ORBIT_ADMIN_TOKEN', action: 'token.created', targetId: res.body.id as string });
     }
-    const step = async (role: Role, action: string, method: Method, path: string, status: number, body?: Body) => {
+    const step = async <Answer = Job>(
+      role: Role,
+      action: string,
+      method: Method,
+      path: string,
+      status: number,
+      body?: Body,
+    ): Promise<Answer> => {
       const res = await api(secrets[role], method, path, body);
       expect({ action, status: res.status }).toEqual({ action, status });
-      return res.body as Body;
+      return res.body as Answer;
     };
 
     job = await step('admin', 'job.created', 'post', '/jobs', 201, validJob());
-    expected.push({ actor: names.admin, action: 'job.created', targetId: job.id as string });
+    expected.push({ actor: names.admin, action: 'job.created', targetId: job.id });
     await step('admin', 'job.updated', 'patch', `/jobs/${job.id}`, 200, { command: 'echo changed' });
-    expected.push({ actor: names.admin, action: 'job.updated', targetId: job.id as string });
-    cancelled = await step('operator', 'execution.triggered', 'post', `/jobs/${job.id}/executions`, 201);
-    expected.push({ actor: names.operator, action: 'execution.triggered', targetId: cancelled.id as string });
+    expected.push({ actor: names.admin, action: 'job.updated', targetId: job.id });
+    cancelled = await step<Execution>('operator', 'execution.triggered', 'post', `/jobs/${job.id}/executions`, 201);
+    expected.push({ actor: names.operator, action: 'execution.triggered', targetId: cancelled.id });
     await step('operator', 'execution.cancelled', 'post', `/executions/${cancelled.id}/cancel`, 200);
-    expected.push({ actor: names.operator, action: 'execution.cancelled', targetId: cancelled.id as string });
+    expected.push({ actor: names.operator, action: 'execution.cancelled', targetId: cancelled.id });
     await step('admin', 'job.deleted', 'delete', `/jobs/${job.id}`, 204);
-    expected.push({ actor: names.admin, action: 'job.deleted', targetId: job.id as string });
-    const temp = await step('admin', 'token.created', 'post', '/tokens', 201, { name: 'temporary', role: 'viewer' });
-    expected.push({ actor: names.admin, action: 'token.created', targetId: temp.id as string });
+    expected.push({ actor: names.admin, action: 'job.deleted', targetId: job.id });
+    const temp = await step<Schema<'CreatedTokenResponse'>>('admin', 'token.created', 'post', '/tokens', 201, {
+      name: 'temporary',
+      role: 'viewer',
+    });
+    expected.push({ actor: names.admin, action: 'token.created', targetId: temp.id });
     await step('admin', 'token.revoked', 'delete', `/tokens/${temp.id}`, 204);
-    expected.push({ actor: names.admin, action: 'token.revoked', targetId: temp.id as string });
+    expected.push({ actor: names.admin, action: 'token.revoked', targetId: temp.id });
     kept = await step('admin', 'job.created', 'post', '/jobs', 201, validJob());
-    expected.push({ actor: names.admin, action: 'job.created', targetId: kept.id as string });
+    expected.push({ actor: names.admin, action: 'job.created', targetId: kept.id });
     finished = Date.now();
   });
 
@@ -847,11 +855,11 @@ describe('the audit trail', () => {
       expect(Object.keys(item).sort()).toEqual(['action', 'actor', 'createdAt', 'details', 'id', 'targetId']);
       expect(item.id).toMatch(/^[0-9a-f-]{36}$/);
       expect(item.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-      const at = Date.parse(item.createdAt as string);
+      const at = Date.parse(item.createdAt);
       expect(at).toBeGreaterThanOrEqual(started - 1000);
       expect(at).toBeLessThanOrEqual(finished + 1000);
     }
-    const times = items.map((i) => Date.parse(i.createdAt as string));
+    const times = items.map((i) => Date.parse(i.createdAt));
     expect(times).toEqual([...times].sort((x, y) => y - x));
   });
 
@@ -908,7 +916,7 @@ describe('the audit trail', () => {
 
   it('pages with nextCursor through the whole trail, in order, without repeats', async () => {
     const all = await trail();
-    const paged: Body[] = [];
+    const paged: AuditEvent[] = [];
     let cursor: string | null = null;
     let pages = 0;
     do {
@@ -916,7 +924,7 @@ describe('the audit trail', () => {
       const res = await admin('get', `/audit?limit=3${query}`);
       expect(res.status).toBe(200);
       expect(res.body.items.length).toBeLessThanOrEqual(3);
-      paged.push(...(res.body.items as Body[]));
+      paged.push(...(res.body as Schema<'AuditPageResponse'>).items);
       cursor = res.body.nextCursor as string | null;
       pages++;
     } while (cursor !== null && pages < 20);
@@ -936,8 +944,8 @@ describe('the audit trail', () => {
 
 describe('hardening', () => {
   let t: TestApp;
-  let job: Body;
-  let running: Body;
+  let job: Job;
+  let running: Execution;
   const admin = (method: Method, path: string, body?: Body) => send(t, method, path, bearer(TEST_ADMIN_TOKEN), body);
 
   beforeAll(async () => {

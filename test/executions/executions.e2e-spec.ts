@@ -1,4 +1,5 @@
 import request from 'supertest';
+import type { ActionBody, Schema } from '../support/api-types.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { createJob, jobCreator } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
@@ -8,7 +9,10 @@ const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 const INT32_MAX = 2_147_483_647;
 const INT32_MIN = -2_147_483_648;
 
+/** A body or query sent as it is: the exitCode tests send wrong ones on purpose. */
 type Body = Record<string, unknown>;
+type Job = Schema<'JobResponse'>;
+type Execution = Schema<'ExecutionResponse'>;
 type Action = 'start' | 'succeed' | 'fail' | 'cancel';
 
 /** The refusals are the contract: the domain's exact messages. */
@@ -19,7 +23,7 @@ const REFUSAL: Record<Action, string> = {
   cancel: 'Only queued or running executions can be cancelled',
 };
 
-const BODY: Record<Action, Body> = {
+const BODY: Record<Action, ActionBody> = {
   start: {},
   succeed: { exitCode: 0 },
   fail: { exitCode: 1, errorMessage: 'Backup command failed' },
@@ -65,7 +69,7 @@ async function walkExecutions(
       .get('/executions')
       .query(cursor ? { ...query, cursor } : query);
     expect(res.status).toBe(200);
-    seen.push(...res.body.items.map((e: Body) => e.id as string));
+    seen.push(...res.body.items.map((e: Execution) => e.id));
     cursor = res.body.nextCursor;
     if (cursor === null) return seen;
     await betweenPages();
@@ -80,15 +84,15 @@ function expectError(body: unknown, statusCode: number, error: string, message?:
 describe('executions over HTTP', () => {
   const clock = new FakeClock(new Date(T0));
   let t: TestApp;
-  let job: Body;
+  let job: Job;
   const api = () => request(t.app.getHttpServer());
 
   const newJob = jobCreator(() => t, { cronExpression: '0 * * * *' });
 
-  async function queue(jobId: unknown = job.id): Promise<Body> {
+  async function queue(jobId: unknown = job.id): Promise<Execution> {
     const res = await api().post(`/jobs/${jobId}/executions`);
     expect(res.status).toBe(201);
-    return res.body as Body;
+    return res.body as Execution;
   }
 
   function act(id: unknown, action: Action, body: Body = BODY[action]) {
@@ -96,7 +100,7 @@ describe('executions over HTTP', () => {
   }
 
   /** A fresh execution taken through `history`, each step one second after the previous one. */
-  async function executionIn(state: string): Promise<Body> {
+  async function executionIn(state: string): Promise<Execution> {
     let execution = await queue();
     const history = HISTORIES[state];
     if (!history) throw new Error(`no history leads to ${state}`);
@@ -104,16 +108,16 @@ describe('executions over HTTP', () => {
       clock.advance(1000);
       const res = await act(execution.id, action);
       expect(res.status).toBe(200);
-      execution = res.body as Body;
+      execution = res.body as Execution;
     }
     return execution;
   }
 
-  async function read(id: unknown): Promise<Body> {
+  async function read(id: unknown): Promise<Execution> {
     const res = await api().get(`/executions/${id}`);
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-    return res.body as Body;
+    return res.body as Execution;
   }
 
   beforeAll(async () => {
@@ -361,7 +365,7 @@ describe('executions over HTTP', () => {
       await act(execution.id, 'fail').expect(200);
 
       const list = await api().get('/executions').query({ jobId: once.id });
-      expect(list.body.items.map((e: Body) => [e.id, e.status])).toEqual([[execution.id, 'FAILED']]);
+      expect(list.body.items.map((e: Execution) => [e.id, e.status])).toEqual([[execution.id, 'FAILED']]);
     });
   });
 
@@ -545,25 +549,25 @@ describe('GET /executions (listing, on its own database)', () => {
   let jobA: string;
   let jobB: string;
   /** Every execution created in beforeAll, newest first. */
-  let all: Body[] = [];
+  let all: Execution[] = [];
 
-  async function queue(jobId: string): Promise<Body> {
+  async function queue(jobId: string): Promise<Execution> {
     clock.advance(1000);
     const res = await api().post(`/jobs/${jobId}/executions`);
     expect(res.status).toBe(201);
-    return res.body as Body;
+    return res.body as Execution;
   }
 
-  async function page(query: Body): Promise<{ ids: string[]; nextCursor: string | null; items: Body[] }> {
+  async function page(query: Body): Promise<{ ids: string[]; nextCursor: string | null; items: Execution[] }> {
     const res = await api().get('/executions').query(query);
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-    return { ids: res.body.items.map((e: Body) => e.id), nextCursor: res.body.nextCursor, items: res.body.items };
+    return { ids: res.body.items.map((e: Execution) => e.id), nextCursor: res.body.nextCursor, items: res.body.items };
   }
 
   const walk = (query: Body) => walkExecutions(api, query);
 
-  const ids = (rows: Body[]) => rows.map((e) => e.id as string);
+  const ids = (rows: Execution[]) => rows.map((e) => e.id);
 
   beforeAll(async () => {
     t = await createTestApp({ clock });
@@ -574,7 +578,7 @@ describe('GET /executions (listing, on its own database)', () => {
       if (i % 5 === 1) await api().post(`/executions/${execution.id}/start`).expect(200);
       all.unshift(execution);
     }
-    all = await Promise.all(all.map(async (e) => (await api().get(`/executions/${e.id}`)).body as Body));
+    all = await Promise.all(all.map(async (e) => (await api().get(`/executions/${e.id}`)).body as Execution));
   });
 
   afterAll(async () => {

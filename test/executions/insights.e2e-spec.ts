@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import type { Schema } from '../support/api-types.js';
+import type { ActionBody, Query, Schema } from '../support/api-types.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { createJob, type JobFields } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
-type Body = Record<string, any>;
+type Execution = Schema<'ExecutionResponse'>;
+type Overview = Schema<'OverviewResponse'>;
 
 const T0 = '2026-11-30T10:00:00.000Z';
 const HOUR = 3_600_000;
@@ -28,27 +28,28 @@ describe('the API of the dashboard insights', () => {
     return createJob(t, { name: `${prefix}${randomUUID()}`, command: 'true', cronExpression: '0 3 * * *', ...fields });
   }
 
-  async function act(executionId: string, action: string, body: Body = {}): Promise<Body> {
+  async function act(executionId: string, action: string, body: ActionBody = {}): Promise<Execution> {
     const res = await api().post(`/executions/${executionId}/${action}`).send(body);
     expect(res.status).toBe(200);
-    return res.body as Body;
+    return res.body as Execution;
   }
 
   /** Queued and started now, ended `runMs` later (the clock moves on). */
-  async function run(jobId: string, outcome: 'succeed' | 'fail' | 'cancel', runMs = 1000): Promise<Body> {
-    const execution = (await api().post(`/jobs/${jobId}/executions`).expect(201)).body as Body;
+  async function run(jobId: string, outcome: 'succeed' | 'fail' | 'cancel', runMs = 1000): Promise<Execution> {
+    const execution = (await api().post(`/jobs/${jobId}/executions`).expect(201)).body as Execution;
     await act(execution.id, 'start');
     clock.advance(runMs);
-    const body = outcome === 'succeed' ? { exitCode: 0 } : outcome === 'fail' ? { exitCode: 2, errorMessage: 'x' } : {};
+    const body: ActionBody =
+      outcome === 'succeed' ? { exitCode: 0 } : outcome === 'fail' ? { exitCode: 2, errorMessage: 'x' } : {};
     return act(execution.id, outcome, body);
   }
 
-  async function names(query: Body): Promise<string[]> {
+  async function names(query: Query<'/jobs', 'get'>): Promise<string[]> {
     const res = await api()
       .get('/jobs')
       .query({ name: prefix, limit: 100, ...query });
     expect(res.status).toBe(200);
-    return (res.body.items as Body[]).map((job) => job.name as string);
+    return (res.body as Schema<'JobPageResponse'>).items.map((job) => job.name);
   }
 
   beforeAll(async () => {
@@ -87,12 +88,15 @@ describe('the API of the dashboard insights', () => {
       await api().patch(`/jobs/${jobs[0]!.id}`).send({ enabled: false }).expect(200);
 
       const first = await api().get('/jobs').query({ name: prefix, failing: true, limit: 2 }).expect(200);
-      expect((first.body.items as Body[]).map((job) => job.name)).toEqual([`${prefix}2`, `${prefix}1`]);
+      expect((first.body as Schema<'JobPageResponse'>).items.map((job) => job.name)).toEqual([
+        `${prefix}2`,
+        `${prefix}1`,
+      ]);
       const second = await api()
         .get('/jobs')
         .query({ name: prefix, failing: true, limit: 2, cursor: first.body.nextCursor })
         .expect(200);
-      expect((second.body.items as Body[]).map((job) => job.name)).toEqual([`${prefix}0`]);
+      expect((second.body as Schema<'JobPageResponse'>).items.map((job) => job.name)).toEqual([`${prefix}0`]);
       expect(second.body.nextCursor).toBeNull();
       expect(await names({ failing: true, enabled: false })).toEqual([`${prefix}0`]);
     });
@@ -146,7 +150,7 @@ describe('the API of the dashboard insights', () => {
       for (let i = 0; i < 4; i++) await run(job.id, 'succeed', 10 * (i + 1));
       const res = await api().get(`/jobs/recent-runs?ids=${job.id}&ids=${job.id}&count=2`).expect(200);
       expect(res.body.items).toHaveLength(1);
-      expect((res.body.items[0].runs as Body[]).map((r) => r.durationMs)).toEqual([40, 30]);
+      expect((res.body as Schema<'RecentRunsResponse'>).items[0]?.runs.map((r) => r.durationMs)).toEqual([40, 30]);
     });
 
     it.each([
@@ -167,24 +171,24 @@ describe('the API of the dashboard insights', () => {
       const failed = await run(job.id, 'fail');
       const retries = await api().get('/executions').query({ retryOf: failed.id }).expect(200);
       expect(retries.body.items).toEqual([expect.objectContaining({ retryOf: failed.id, attempt: 2 })]);
-      const last = retries.body.items[0] as Body;
+      const last = (retries.body as Schema<'ExecutionPageResponse'>).items[0]!;
       expect((await api().get('/executions').query({ retryOf: last.id }).expect(200)).body.items).toEqual([]);
       expect((await api().get('/executions').query({ retryOf: 'x' })).status).toBe(400);
-      await act(last.id as string, 'cancel');
+      await act(last.id, 'cancel');
     });
   });
 
   describe('GET /overview', () => {
     it('counts the runs of the last 24 h by status, the queued, running and late ones, and lists what is due', async () => {
-      const before = (await api().get('/overview').expect(200)).body as Body;
+      const before = (await api().get('/overview').expect(200)).body as Overview;
       const job = await nextJob({ cronExpression: '*/30 * * * *' });
       await run(job.id, 'succeed');
       await run(job.id, 'fail');
       await act((await api().post(`/jobs/${job.id}/executions`).expect(201)).body.id as string, 'start');
-      const waiting = (await api().post(`/jobs/${job.id}/executions`).expect(201)).body as Body;
+      const waiting = (await api().post(`/jobs/${job.id}/executions`).expect(201)).body as Execution;
       clock.advance(61_000);
 
-      const body = (await api().get('/overview').expect(200)).body as Body;
+      const body = (await api().get('/overview').expect(200)).body as Overview;
       expect(body).toMatchObject({
         at: clock.now().toISOString(),
         windowHours: 24,
@@ -206,7 +210,7 @@ describe('the API of the dashboard insights', () => {
         late: before.now.late + 1,
         lateAfterSeconds: 60,
       });
-      expect(Date.parse(body.now.oldestQueuedDueAt as string)).toBeLessThanOrEqual(Date.parse(waiting.dueAt as string));
+      expect(Date.parse(body.now.oldestQueuedDueAt as string)).toBeLessThanOrEqual(Date.parse(waiting.dueAt));
       expect(body.due.jobs).toBeGreaterThanOrEqual(1);
       expect(body.due.next).toContainEqual({
         jobId: job.id,
@@ -230,8 +234,8 @@ describe('the API of the dashboard insights', () => {
       await api().delete(`/jobs/${deleted.id}`).expect(204);
 
       const failing = async () =>
-        ((await api().get('/overview').expect(200)).body.failingRepeatedly as Body[]).filter((job) =>
-          (job.name as string).startsWith(prefix),
+        ((await api().get('/overview').expect(200)).body as Overview).failingRepeatedly.filter((job) =>
+          job.name.startsWith(prefix),
         );
       expect(await failing()).toEqual([
         { jobId: often.id, name: often.name, failuresInRow: 5, lastFinishedAt: expect.any(String) },

@@ -2,28 +2,26 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import type { ActionBody, Schema } from '../support/api-types.js';
+import { createJob } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { finalExecution, waitFor } from '../support/wait.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
-type Body = Record<string, any>;
+type Execution = Schema<'ExecutionResponse'>;
 
 /** The lifecycle actions an operator drives through the API, as the audit trail names them. */
-interface AuditRow {
-  actor: string;
-  action: string;
-  targetId: string;
-}
+type AuditRow = Pick<Schema<'AuditEventResponse'>, 'actor' | 'action' | 'targetId'>;
 
 async function operatorToken(t: TestApp): Promise<{ name: string; secret: string }> {
   const name = `operator-${Math.random().toString(36).slice(2, 8)}`;
-  const res = await request(t.app.getHttpServer()).post('/tokens').send({ name, role: 'operator' }).expect(201);
-  return { name, secret: res.body.token as string };
+  const body: Schema<'CreateTokenDto'> = { name, role: 'operator' };
+  const res = await request(t.app.getHttpServer()).post('/tokens').send(body).expect(201);
+  return { name, secret: (res.body as Schema<'CreatedTokenResponse'>).token };
 }
 
 async function trail(t: TestApp): Promise<AuditRow[]> {
   const res = await request(t.app.getHttpServer()).get('/audit?limit=100').expect(200);
-  return (res.body.items as Body[])
+  return (res.body as Schema<'AuditPageResponse'>).items
     .map(({ actor, action, targetId }) => ({ actor, action, targetId }))
     .filter((row) => row.action.startsWith('execution.'))
     .reverse();
@@ -44,16 +42,13 @@ describe('runner actions on a run a worker executes', () => {
 
   it('start, succeed and fail are refused with 409 and the run goes on; cancel goes through the worker; each change is audited', async () => {
     const operator = await operatorToken(t);
-    const as = (path: string, body: Body = {}) =>
+    const as = (path: string, body: ActionBody = {}) =>
       http().post(path).set('Authorization', `Bearer ${operator.secret}`).send(body);
-    const job = await http()
-      .post('/jobs')
-      .send({ name: 'long', command: 'sleep 30', cronExpression: null })
-      .expect(201);
-    const run = (await as(`/jobs/${job.body.id}/executions`).expect(201)).body as Body;
+    const job = await createJob(t, { name: 'long', command: 'sleep 30', cronExpression: null });
+    const run = (await as(`/jobs/${job.id}/executions`).expect(201)).body as Execution;
     const running = await waitFor(async () => {
       const { body } = await http().get(`/executions/${run.id}`);
-      return body.status === 'RUNNING' ? (body as Body) : undefined;
+      return body.status === 'RUNNING' ? (body as Execution) : undefined;
     }, 'the worker to start the run');
     expect(running.workerId).toEqual(expect.any(String));
 
@@ -74,7 +69,7 @@ describe('runner actions on a run a worker executes', () => {
     });
 
     expect((await as(`/executions/${run.id}/cancel`)).status).toBe(200);
-    expect((await finalExecution((path) => http().get(path), run.id as string)).status).toBe('CANCELLED');
+    expect((await finalExecution((path) => http().get(path), run.id)).status).toBe('CANCELLED');
 
     expect(await trail(t)).toEqual([
       { actor: operator.name, action: 'execution.triggered', targetId: run.id },
@@ -94,11 +89,11 @@ describe('runner actions of an outside runner', () => {
 
   it('start, succeed and fail work as the lifecycle says, and each is in the audit trail with its operator', async () => {
     const operator = await operatorToken(t);
-    const as = (path: string, body: Body = {}) =>
+    const as = (path: string, body: ActionBody = {}) =>
       http().post(path).set('Authorization', `Bearer ${operator.secret}`).send(body);
-    const job = await http().post('/jobs').send({ name: 'outside', command: 'true', cronExpression: null }).expect(201);
-    const first = (await as(`/jobs/${job.body.id}/executions`).expect(201)).body as Body;
-    const second = (await as(`/jobs/${job.body.id}/executions`).expect(201)).body as Body;
+    const job = await createJob(t, { name: 'outside', command: 'true', cronExpression: null });
+    const first = (await as(`/jobs/${job.id}/executions`).expect(201)).body as Execution;
+    const second = (await as(`/jobs/${job.id}/executions`).expect(201)).body as Execution;
 
     expect((await as(`/executions/${first.id}/start`).expect(200)).body).toMatchObject({
       status: 'RUNNING',

@@ -1,12 +1,13 @@
 import { jest } from '@jest/globals';
 import request from 'supertest';
 import { Database } from '../../src/shared/infrastructure/database.js';
+import type { ActionBody, Schema } from '../support/api-types.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { createJob } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
-type Body = Record<string, any>;
+type Job = Schema<'JobResponse'>;
+type Execution = Schema<'ExecutionResponse'>;
 
 const T0 = '2026-11-30T10:00:00.000Z';
 const HOUR = 3_600_000;
@@ -20,47 +21,48 @@ describe('jobs at a glance: lastExecution and stats', () => {
   let t: TestApp;
   const api = () => request(t.app.getHttpServer());
 
-  async function queue(jobId: string): Promise<Body> {
+  async function queue(jobId: string): Promise<Execution> {
     const res = await api().post(`/jobs/${jobId}/executions`);
     expect(res.status).toBe(201);
-    return res.body as Body;
+    return res.body as Execution;
   }
 
-  async function act(executionId: string, action: string, body: Body = {}): Promise<Body> {
+  async function act(executionId: string, action: string, body: ActionBody = {}): Promise<Execution> {
     const res = await api().post(`/executions/${executionId}/${action}`).send(body);
     expect(res.status).toBe(200);
-    return res.body as Body;
+    return res.body as Execution;
   }
 
   /** Queued and started at the clock's now, then finished `runMs` later (the clock moves on by `runMs`). */
-  async function run(jobId: string, outcome: 'succeed' | 'fail' | 'cancel', runMs: number): Promise<Body> {
+  async function run(jobId: string, outcome: 'succeed' | 'fail' | 'cancel', runMs: number): Promise<Execution> {
     const execution = await queue(jobId);
     await act(execution.id, 'start');
     clock.advance(runMs);
-    const body = outcome === 'succeed' ? { exitCode: 0 } : outcome === 'fail' ? { exitCode: 2, errorMessage: 'x' } : {};
+    const body: ActionBody =
+      outcome === 'succeed' ? { exitCode: 0 } : outcome === 'fail' ? { exitCode: 2, errorMessage: 'x' } : {};
     return act(execution.id, outcome, body);
   }
 
-  async function getJob(id: string): Promise<Body> {
+  async function getJob(id: string): Promise<Job> {
     const res = await api().get(`/jobs/${id}`);
     expect(res.status).toBe(200);
-    return res.body as Body;
+    return res.body as Job;
   }
 
-  async function listed(id: string): Promise<Body> {
+  async function listed(id: string): Promise<Job> {
     const res = await api().get('/jobs').query({ limit: 100 });
     expect(res.status).toBe(200);
-    const job = (res.body.items as Body[]).find((item) => item.id === id);
+    const job = (res.body as Schema<'JobPageResponse'>).items.find((item) => item.id === id);
     expect(job).toBeDefined();
     return job!;
   }
 
-  async function stats(id: string, hours?: number): Promise<Body> {
+  async function stats(id: string, hours?: number): Promise<Schema<'JobStatsResponse'>> {
     const res = await api()
       .get(`/jobs/${id}/stats`)
       .query(hours === undefined ? {} : { hours });
     expect(res.status).toBe(200);
-    return res.body as Body;
+    return res.body as Schema<'JobStatsResponse'>;
   }
 
   beforeAll(async () => {
@@ -133,7 +135,7 @@ describe('jobs at a glance: lastExecution and stats', () => {
 
       const newestFirst = await api().get('/executions').query({ jobId: job.id, limit: 1 });
       expect(newestFirst.status).toBe(200);
-      expect((await getJob(job.id)).lastExecution.id).toBe(newestFirst.body.items[0].id);
+      expect((await getJob(job.id)).lastExecution?.id).toBe(newestFirst.body.items[0].id);
     });
 
     it('belongs to each job in the list: never another job’s execution', async () => {
@@ -167,7 +169,7 @@ describe('jobs at a glance: lastExecution and stats', () => {
 
     it('a page of jobs reads the last executions of all its jobs in one query, not one per job', async () => {
       clock.set(at(10 * HOUR)); // newer than the jobs of the other tests: these five are the first page
-      const jobs: Body[] = [];
+      const jobs: Job[] = [];
       for (let i = 0; i < 5; i++) {
         const job = await createJob(t);
         await queue(job.id);
@@ -179,7 +181,7 @@ describe('jobs at a glance: lastExecution and stats', () => {
         const res = await api().get('/jobs').query({ limit: 5 });
 
         expect(res.status).toBe(200);
-        const items = res.body.items as Body[];
+        const { items } = res.body as Schema<'JobPageResponse'>;
         expect(items.map((job) => job.id).sort()).toEqual(jobs.map((job) => job.id).sort());
         expect(items.every((job) => job.lastExecution?.status === 'QUEUED')).toBe(true);
         const executionQueries = rows.mock.calls.filter(([sql]) => /\bexecutions\b/.test(sql));

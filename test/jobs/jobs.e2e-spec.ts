@@ -1,4 +1,5 @@
 import request from 'supertest';
+import type { Schema } from '../support/api-types.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { jobBody, jobCreator } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
@@ -6,7 +7,10 @@ import { JOB_FIELDS } from '../support/contract.js';
 
 const T0 = '2026-11-30T10:00:00.000Z';
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+/** A body or query sent as it is, wrong on purpose in many tests here. */
 type Body = Record<string, unknown>;
+type Job = Schema<'JobResponse'>;
+type Execution = Schema<'ExecutionResponse'>;
 
 /** A job every quarter of an hour: its next runs are a few minutes after T0. */
 const QUARTER_HOURLY = { cronExpression: '*/15 * * * *' };
@@ -84,10 +88,10 @@ describe('jobs over HTTP', () => {
 
   const newJob = jobCreator(() => t, QUARTER_HOURLY);
 
-  async function queueExecution(jobId: unknown): Promise<Body> {
+  async function queueExecution(jobId: unknown): Promise<Execution> {
     const res = await api().post(`/jobs/${jobId}/executions`);
     expect(res.status).toBe(201);
-    return res.body as Body;
+    return res.body as Execution;
   }
 
   beforeAll(async () => {
@@ -225,7 +229,7 @@ describe('jobs over HTTP', () => {
       expectError(res.body, 400, 'Bad Request');
       expect(res.body.message).toContain(field);
       const list = await api().get('/jobs').query({ limit: 100 });
-      expect(list.body.items.map((j: Body) => j.name)).not.toContain(body.name);
+      expect(list.body.items.map((j: Job) => j.name)).not.toContain(body.name);
     });
 
     it('refuses an unknown field, naming it', async () => {
@@ -484,7 +488,7 @@ describe('jobs over HTTP', () => {
       await api().delete(`/jobs/${job.id}`).expect(204);
 
       const list = await api().get('/jobs').query({ limit: 100 });
-      expect(list.body.items.map((j: Body) => j.id)).not.toContain(job.id);
+      expect(list.body.items.map((j: Job) => j.id)).not.toContain(job.id);
     });
 
     it('the name of a deleted job can be reused', async () => {
@@ -520,7 +524,7 @@ describe('jobs over HTTP', () => {
       expect(succeeded.body).toMatchObject({ status: 'SUCCEEDED', exitCode: 0 });
       const history = await api().get('/executions').query({ jobId: job.id });
       expect(history.status).toBe(200);
-      expect(history.body.items.map((e: Body) => e.id).sort()).toEqual([queued.id, done.id].sort());
+      expect(history.body.items.map((e: Execution) => e.id).sort()).toEqual([queued.id, done.id].sort());
     });
 
     it('is refused with 409 while one of its executions is RUNNING, and nothing changes', async () => {
@@ -563,7 +567,7 @@ describe('jobs over HTTP', () => {
         expect(deleted.status).toBe(204);
         expect([201, 404]).toContain(queued.status);
         const history = await api().get('/executions').query({ jobId: job.id });
-        expect(history.body.items.map((e: Body) => e.status)).toEqual(queued.status === 201 ? ['CANCELLED'] : []);
+        expect(history.body.items.map((e: Execution) => e.status)).toEqual(queued.status === 201 ? ['CANCELLED'] : []);
       }
     });
 
@@ -715,7 +719,7 @@ describe('GET /jobs (listing, on its own database)', () => {
         .get('/jobs')
         .query(cursor ? { ...query, cursor } : query);
       expect(res.status).toBe(200);
-      seen.push(...res.body.items.map((j: Body) => j.id as string));
+      seen.push(...res.body.items.map((j: Job) => j.id));
       cursor = res.body.nextCursor;
       if (cursor === null) return seen;
     }
@@ -744,12 +748,12 @@ describe('GET /jobs (listing, on its own database)', () => {
     const res = await api().get('/jobs');
 
     expect(res.status).toBe(200);
-    expect(res.body.items.map((j: Body) => j.id)).toEqual(newestFirst.slice(0, 20));
+    expect(res.body.items.map((j: Job) => j.id)).toEqual(newestFirst.slice(0, 20));
     expect(res.body.nextCursor).toEqual(expect.any(String));
     expect(Object.keys(res.body.items[0]).sort()).toEqual(JOB_FIELDS);
 
     const next = await api().get('/jobs').query({ cursor: res.body.nextCursor });
-    expect(next.body.items.map((j: Body) => j.id)).toEqual(newestFirst.slice(20));
+    expect(next.body.items.map((j: Job) => j.id)).toEqual(newestFirst.slice(20));
     expect(next.body.nextCursor).toBeNull();
   });
 
@@ -764,8 +768,8 @@ describe('GET /jobs (listing, on its own database)', () => {
     const one = await api().get('/jobs').query({ limit: 1 });
     const hundred = await api().get('/jobs').query({ limit: 100 });
 
-    expect(one.body.items.map((j: Body) => j.id)).toEqual(newestFirst.slice(0, 1));
-    expect(hundred.body.items.map((j: Body) => j.id)).toEqual(newestFirst);
+    expect(one.body.items.map((j: Job) => j.id)).toEqual(newestFirst.slice(0, 1));
+    expect(hundred.body.items.map((j: Job) => j.id)).toEqual(newestFirst);
   });
 
   it('paging with a small limit visits every job once, in order', async () => {
@@ -780,8 +784,8 @@ describe('GET /jobs (listing, on its own database)', () => {
     expect(expected.length).toBeGreaterThan(3);
 
     const first = await api().get('/jobs').query({ enabled });
-    expect(first.body.items.map((j: Body) => j.id)).toEqual(expected);
-    expect(first.body.items.every((j: Body) => j.enabled === (enabled === 'true'))).toBe(true);
+    expect(first.body.items.map((j: Job) => j.id)).toEqual(expected);
+    expect(first.body.items.every((j: Job) => j.enabled === (enabled === 'true'))).toBe(true);
 
     await expect(walk({ enabled, limit: 3 })).resolves.toEqual(expected);
   });
@@ -817,7 +821,7 @@ describe('GET /jobs?name= (search by name)', () => {
   const found = async (name: string): Promise<string[]> => {
     const res = await api().get('/jobs').query({ name, limit: 100 });
     expect(res.status).toBe(200);
-    return (res.body.items as Body[]).map((j) => j.name as string).sort();
+    return (res.body as Schema<'JobPageResponse'>).items.map((j) => j.name).sort();
   };
 
   beforeAll(async () => {
@@ -844,7 +848,7 @@ describe('GET /jobs?name= (search by name)', () => {
   it('pages through the matches only', async () => {
     const first = await api().get('/jobs').query({ name: 'ly', limit: 3 });
     const rest = await api().get('/jobs').query({ name: 'ly', limit: 3, cursor: first.body.nextCursor });
-    expect([...first.body.items, ...rest.body.items].map((j: Body) => j.name).sort()).toEqual([...names].sort());
+    expect([...first.body.items, ...rest.body.items].map((j: Job) => j.name).sort()).toEqual([...names].sort());
     expect(rest.body.nextCursor).toBeNull();
   });
 

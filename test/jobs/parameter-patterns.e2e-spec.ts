@@ -1,8 +1,7 @@
 import request from 'supertest';
+import type { Schema } from '../support/api-types.js';
+import { createJob } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
-type Body = Record<string, any>;
 
 /**
  * A backtracking engine (RegExp) took 4.7 s on this pattern and a 28-character value that does
@@ -20,22 +19,19 @@ describe('parameter patterns over HTTP', () => {
   afterAll(() => t.close());
 
   it('a value of 4 KiB against a pattern that backtracks elsewhere gets its 400, and /health/live answers meanwhile', async () => {
-    const job = await http()
-      .post('/jobs')
-      .send({
-        name: 'evil',
-        command: 'true',
-        cronExpression: null,
-        parameters: [{ name: 'HOST', pattern: EVIL_PATTERN }],
-      })
-      .expect(201);
+    const job = await createJob(t, {
+      name: 'evil',
+      command: 'true',
+      cronExpression: null,
+      parameters: [{ name: 'HOST', pattern: EVIL_PATTERN }],
+    });
     const value = `${'a'.repeat(4095)}!`;
 
     // with a backtracking engine the event loop stays busy matching, and neither answers
     const [run, live] = await Promise.all([
       http()
-        .post(`/jobs/${job.body.id}/executions`)
-        .send({ parameters: { HOST: value } }),
+        .post(`/jobs/${job.id}/executions`)
+        .send({ parameters: { HOST: value } } satisfies Schema<'RunRequestDto'>),
       http().get('/health/live'),
     ]);
     expect(run.status).toBe(400);
@@ -43,7 +39,7 @@ describe('parameter patterns over HTTP', () => {
     expect(live.status).toBe(200);
 
     await http()
-      .post(`/jobs/${job.body.id}/executions`)
+      .post(`/jobs/${job.id}/executions`)
       .send({ parameters: { HOST: 'db1.example.org' } })
       .expect(201);
   });
@@ -58,7 +54,7 @@ describe('parameter patterns over HTTP', () => {
         parameters: [{ name: 'TARGET' }, { name: 'HOST', pattern: '(?!test)[a-z]+' }],
       });
     expect(res.status).toBe(400);
-    expect((res.body as Body).message).toContain(
+    expect((res.body as Schema<'ErrorResponseDto'>).message).toContain(
       'parameters[1].pattern is not a regular expression Orbit accepts (RE2 syntax, without backreferences or lookaround): invalid or unsupported Perl syntax: `(?!`',
     );
     expect((await t.db.sql(`SELECT count(*)::int AS n FROM jobs WHERE name = 'lookahead'`)).rows[0].n).toBe(0);

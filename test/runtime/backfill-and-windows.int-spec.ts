@@ -2,12 +2,10 @@ import request from 'supertest';
 import { commandRequestFor } from '../../src/runtime/application/command-request.js';
 import { ExecutionsService } from '../../src/executions/application/executions.service.js';
 import { SchedulerService } from '../../src/runtime/application/scheduler.service.js';
+import type { Schema } from '../support/api-types.js';
 import { FakeClock } from '../support/fake-clock.js';
-import { jobCreator } from '../support/jobs.js';
+import { jobCreator, type JobFields } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
-type Body = Record<string, any>;
 
 const HOUR = 3_600_000;
 const DAY = '2026-11-29';
@@ -83,7 +81,7 @@ describe('backfill, schedule windows and jitter', () => {
     expect(commandRequestFor(execution, runtime.config).env.ORBIT_SCHEDULED_FOR).toBe(`${DAY}T05:00:00.000Z`);
   });
 
-  it.each<[string, Body, number, string, Body?]>([
+  it.each<[string, JobFields, number, string, Partial<Schema<'BackfillDto'>>?]>([
     ['a window of more than 1,000 slots', { cronExpression: '* * * * *' }, 400, 'holds 1440 slots'],
     ['a window that ends in the future', {}, 400, 'in the future', { to: '2026-12-01T00:00:00Z' }],
     ['a window that ends before it starts', {}, 400, 'to must be after from', { to: `${DAY}T00:00:00Z` }],

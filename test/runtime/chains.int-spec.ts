@@ -2,13 +2,13 @@ import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { isFinal } from '../../src/executions/domain/execution-status.js';
-import { jobCreator } from '../support/jobs.js';
+import { ExecutionStatus, isFinal } from '../../src/executions/domain/execution-status.js';
+import type { Schema } from '../support/api-types.js';
+import { jobCreator, type JobFields } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { finalExecution, waitFor } from '../support/wait.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
-type Body = Record<string, any>;
+type Execution = Schema<'ExecutionResponse'>;
 
 /** A schedule that does not fire while the tests run: runs come from the tests and the triggers. */
 const NEVER = '0 0 1 1 *';
@@ -36,15 +36,15 @@ describe('chains: a run of one job follows the final outcome of another, over re
 
   const newJob = jobCreator(() => t, { command: 'true', cronExpression: NEVER });
 
-  const settled = (id: string): Promise<Body> => finalExecution((path) => http().get(path), id);
+  const settled = (id: string): Promise<Execution> => finalExecution((path) => http().get(path), id);
 
-  async function executionsOf(jobId: string): Promise<Body[]> {
+  async function executionsOf(jobId: string): Promise<Execution[]> {
     const { body } = await http().get('/executions').query({ jobId, limit: 100 });
-    return body.items as Body[];
+    return (body as Schema<'ExecutionPageResponse'>).items;
   }
 
   /** The runs of `jobId` once the chains consumer is surely past everything final so far. */
-  async function settledRunsOf(jobId: string): Promise<Body[]> {
+  async function settledRunsOf(jobId: string): Promise<Execution[]> {
     const seq = async () => Number((await t.db.sql(`SELECT max(seq) AS seq FROM events`)).rows[0].seq);
     const cursor = async () =>
       Number((await t.db.sql(`SELECT after_seq FROM event_cursors WHERE consumer = 'chains'`)).rows[0]?.after_seq ?? 0);
@@ -94,7 +94,7 @@ describe('chains: a run of one job follows the final outcome of another, over re
     await http().post(`/jobs/${a.id}/executions`).expect(201);
     const attempts = await waitFor(async () => {
       const runs = await executionsOf(a.id);
-      return runs.length === 3 && runs.every((run) => isFinal(run.status)) ? runs : undefined;
+      return runs.length === 3 && runs.every((run) => isFinal(run.status as ExecutionStatus)) ? runs : undefined;
     }, 'three attempts of A');
     const last = attempts.find((run) => run.attempt === 3)!;
     expect(last.status).toBe('SUCCEEDED');
@@ -142,7 +142,7 @@ describe('chains: what a change of triggers may do', () => {
     await t.close();
   });
 
-  const create = (name: string, fields: Body = {}) =>
+  const create = (name: string, fields: JobFields = {}) =>
     http()
       .post('/jobs')
       .send({ name, command: 'true', cronExpression: null, ...fields });

@@ -2,12 +2,10 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import type { Schema } from '../support/api-types.js';
 import { jobCreator } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { finalExecution } from '../support/wait.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
-type Body = Record<string, any>;
 
 describe('parameters and runs at a given time, over real runs', () => {
   let t: TestApp;
@@ -24,7 +22,7 @@ describe('parameters and runs at a given time, over real runs', () => {
 
   const newJob = jobCreator(() => t, { command: 'true', cronExpression: null });
 
-  const settled = (id: string): Promise<Body> => finalExecution((path) => http().get(path), id);
+  const settled = (id: string): Promise<Schema<'ExecutionResponse'>> => finalExecution((path) => http().get(path), id);
 
   const declared = [
     { name: 'TARGET', description: 'Where to', default: 'staging', pattern: 'staging|production' },
@@ -97,7 +95,7 @@ describe('parameters and runs at a given time, over real runs', () => {
     expect(res.body).toMatchObject({ trigger: 'MANUAL', status: 'QUEUED', dueAt: runAt.toISOString() });
 
     const done = await settled(res.body.id);
-    const startedAt = new Date(done.startedAt).getTime();
+    const startedAt = new Date(done.startedAt!).getTime();
     expect(startedAt).toBeGreaterThanOrEqual(runAt.getTime());
     expect(startedAt - runAt.getTime()).toBeLessThan(1000);
   });

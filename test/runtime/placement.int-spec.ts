@@ -7,13 +7,15 @@ import { Execution } from '../../src/executions/domain/execution.js';
 import { PlacementSweep } from '../../src/runtime/application/placement-sweep.js';
 import { WorkerService } from '../../src/runtime/application/worker.service.js';
 import { TransactionRunner } from '../../src/shared/application/transaction-runner.js';
+import type { Schema } from '../support/api-types.js';
 import { jobBody, jobCreator } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { createTestDatabase, TestDatabase } from '../support/test-database.js';
 import { waitFor } from '../support/wait.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows, and the bodies sent wrong on purpose, are loosely typed
 type Body = Record<string, any>;
+type ExecutionJson = Schema<'ExecutionResponse'>;
 
 const workDir = join(tmpdir(), `orbit-placement-test-${process.pid}`);
 const FAST = {
@@ -104,7 +106,7 @@ describe('placement: labels, selectors, runOn, limits, priority, drain', () => {
   it('GET /workers shows each worker with its labels, host included, and draining false', async () => {
     const eu = await worker('region=eu,gpu=true');
     const { body } = await http().get('/workers').expect(200);
-    const listed = (body.items as Body[]).find((w) => w.id === eu.id);
+    const listed = (body as Schema<'WorkerListResponse'>).items.find((w) => w.id === eu.id);
     expect(listed).toMatchObject({ labels: { gpu: 'true', region: 'eu', host: expect.any(String) }, draining: false });
   });
 
@@ -119,10 +121,10 @@ describe('placement: labels, selectors, runOn, limits, priority, drain', () => {
     expect(new Set(usRuns.map((row) => row.worker_id))).toEqual(new Set([us.id]));
 
     const gpuJob = await newJob({ workerSelector: { gpu: 'true', region: 'eu' } });
-    const queued = (await http().post(`/jobs/${gpuJob.id}/executions`).expect(201)).body as Body;
+    const queued = (await http().post(`/jobs/${gpuJob.id}/executions`).expect(201)).body as ExecutionJson;
     expect(queued).toMatchObject({ workerSelector: { gpu: 'true', region: 'eu' }, status: 'QUEUED' });
     await eu.app.app.get(PlacementSweep).sweep();
-    const waiting = (await http().get(`/executions/${queued.id}`).expect(200)).body as Body;
+    const waiting = (await http().get(`/executions/${queued.id}`).expect(200)).body as ExecutionJson;
     expect(waiting).toMatchObject({ status: 'QUEUED', waitingFor: 'no live worker has gpu=true, region=eu' });
     const metrics = await http().get('/metrics').expect(200);
     expect(metrics.text).toMatch(/^orbit_executions_unroutable 1$/m);
@@ -215,7 +217,9 @@ describe('placement: labels, selectors, runOn, limits, priority, drain', () => {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect((await rows(quick.id)).map((row) => row.status)).toEqual(['QUEUED', 'QUEUED', 'QUEUED']);
     expect(
-      ((await http().get('/workers').expect(200)).body.items as Body[]).find((w) => w.id === node.id),
+      ((await http().get('/workers').expect(200)).body as Schema<'WorkerListResponse'>).items.find(
+        (w) => w.id === node.id,
+      ),
     ).toMatchObject({
       draining: true,
     });
@@ -224,7 +228,7 @@ describe('placement: labels, selectors, runOn, limits, priority, drain', () => {
       .expect(200);
     expect((await finished(quick.id, 3)).map((row) => row.worker_id)).toEqual([node.id, node.id, node.id]);
     const audit = await http().get('/audit?limit=10').expect(200);
-    expect((audit.body.items as Body[]).map((e) => e.action)).toEqual(
+    expect((audit.body as Schema<'AuditPageResponse'>).items.map((e) => e.action)).toEqual(
       expect.arrayContaining(['worker.drained', 'worker.resumed']),
     );
     await http().post('/workers/nobody/drain').expect(404);
@@ -277,12 +281,15 @@ describe('placement: labels, selectors, runOn, limits, priority, drain', () => {
   });
 
   it('concurrency groups: create, list, change, and no delete while a job names one', async () => {
-    const created = (await http().post('/concurrency-groups').send({ name: 'nightly', limit: 2 }).expect(201))
-      .body as Body;
-    await http().post('/concurrency-groups').send({ name: 'nightly', limit: 2 }).expect(409);
+    const group: Schema<'CreateConcurrencyGroupDto'> = { name: 'nightly', limit: 2 };
+    const created = (await http().post('/concurrency-groups').send(group).expect(201))
+      .body as Schema<'ConcurrencyGroupResponse'>;
+    await http().post('/concurrency-groups').send(group).expect(409);
     await http().post('/concurrency-groups').send({ name: 'bad', limit: 0 }).expect(400);
     const named = await newJob({ concurrencyGroup: 'nightly' });
-    const listed = (await http().get('/concurrency-groups').expect(200)).body.items as Body[];
+    const listed = (
+      (await http().get('/concurrency-groups').expect(200)).body as Schema<'ConcurrencyGroupListResponse'>
+    ).items;
     expect(listed.map((g) => g.name)).toContain('nightly');
     expect((await http().patch(`/concurrency-groups/${created.id}`).send({ limit: 5 }).expect(200)).body.limit).toBe(5);
     const refused = await http().delete(`/concurrency-groups/${created.id}`).expect(409);

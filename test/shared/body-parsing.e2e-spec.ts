@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { createTestApp, TestApp } from '../support/test-app.js';
 
+// the bodies are malformed or too large on purpose, so untyped (not the OpenAPI types the other tests use)
 describe('request bodies the parser refuses', () => {
   let t: TestApp;
   beforeAll(async () => {

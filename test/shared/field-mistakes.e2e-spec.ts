@@ -7,6 +7,7 @@ describe('mistakes in the fields of a request', () => {
   beforeAll(async () => (t = await createTestApp()));
   afterAll(() => t.close());
 
+  // the bodies are wrong on purpose, so untyped (not the OpenAPI types the other tests use)
   const refusal = async (path: string, body: object) =>
     ((await request(t.app.getHttpServer()).post(path).send(body).expect(400)).body as { message: string }).message;
 

@@ -7,8 +7,9 @@ import { createJob, type JobFields } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { createTestDatabase, TestDatabase } from '../support/test-database.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
-type Body = Record<string, any>;
+type Job = Schema<'JobResponse'>;
+type AuditEvent = Schema<'AuditEventResponse'>;
+type Slot = Schema<'TimelineSlotResponse'>;
 
 const T0 = new Date('2026-11-30T10:00:30.000Z');
 const at = (hhmmss: string) => new Date(`2026-11-30T${hhmmss}.000Z`);
@@ -60,7 +61,7 @@ describe('pausing with a note, and the timeline of a job', () => {
       expect(paused.status).toBe(200);
       expect(paused.body).toMatchObject({ enabled: false, pausedNote: 'DB migration', resumeAt, nextRunAt: null });
       expect((await http().get(`/jobs/${job.id}`)).body).toMatchObject({ pausedNote: 'DB migration', resumeAt });
-      const listed = (await http().get('/jobs?enabled=false')).body.items.find((j: Body) => j.id === job.id);
+      const listed = (await http().get('/jobs?enabled=false')).body.items.find((j: Job) => j.id === job.id);
       expect(listed).toMatchObject({ pausedNote: 'DB migration', resumeAt });
 
       clock.set('2026-11-30T10:00:40Z');
@@ -74,8 +75,8 @@ describe('pausing with a note, and the timeline of a job', () => {
       });
       const events = await db.sql(`SELECT type FROM events WHERE job_id = $1 ORDER BY seq`, [job.id]);
       expect(events.rows.map((e) => e.type)).toEqual(['job.created', 'job.paused', 'job.resumed']);
-      const audit = (await http().get('/audit?limit=100')).body.items.filter((a: Body) => a.targetId === job.id);
-      expect(audit.map((a: Body) => a.action)).toEqual(['job.resumed', 'job.paused', 'job.created']);
+      const audit = (await http().get('/audit?limit=100')).body.items.filter((a: AuditEvent) => a.targetId === job.id);
+      expect(audit.map((a: AuditEvent) => a.action)).toEqual(['job.resumed', 'job.paused', 'job.created']);
     });
 
     it('a pause without a resume instant stays paused; resuming a running job writes nothing', async () => {
@@ -191,7 +192,7 @@ describe('pausing with a note, and the timeline of a job', () => {
         to: '2026-11-30T10:17:00.000Z',
         now: '2026-11-30T10:14:10.000Z',
       });
-      const slots = res.body.slots as Body[];
+      const { slots } = res.body as Schema<'TimelineResponse'>;
       const short = slots.map((s) => [s.slot.slice(11, 16), s.fate, s.reason]);
       expect(short).toEqual([
         ['09:59', 'unknown', 'before_created'],
@@ -222,14 +223,14 @@ describe('pausing with a note, and the timeline of a job', () => {
       });
       // an episode that began before the window is found too
       const later = await timeline(id, '2026-11-30T10:07:00Z', '2026-11-30T10:09:00Z');
-      expect(later.body.slots.map((s: Body) => s.fate)).toEqual(['missed', 'missed']);
+      expect(later.body.slots.map((s: Slot) => s.fate)).toEqual(['missed', 'missed']);
     });
 
     it('the slots of a job paused with a resume instant are paused until then, upcoming after', async () => {
       const job = await jobAtT0();
       await http().post(`/jobs/${job.id}/pause`).send({ resumeAt: '2026-11-30T10:03:00Z' }).expect(200);
       const res = await timeline(job.id, '2026-11-30T10:01:00Z', '2026-11-30T10:05:00Z');
-      expect(res.body.slots.map((s: Body) => [s.slot.slice(11, 16), s.fate])).toEqual([
+      expect(res.body.slots.map((s: Slot) => [s.slot.slice(11, 16), s.fate])).toEqual([
         ['10:01', 'paused'],
         ['10:02', 'paused'],
         ['10:03', 'upcoming'],
