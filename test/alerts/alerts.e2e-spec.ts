@@ -5,6 +5,8 @@ import { EventConsumers } from '../../src/events/application/event-consumers.js'
 import { AlertConsumer, ALERTS_CONSUMER } from '../../src/alerts/application/alert-consumer.js';
 import { LeaseReaperService } from '../../src/runtime/application/lease-reaper.service.js';
 import { createRootLogger } from '../../src/observability/infrastructure/logging.js';
+import type { Schema } from '../support/api-types.js';
+import { jobBody, type JobFields } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 import { expectInert, slackTexts, startReceiver, startSmtp } from './support.js';
@@ -76,11 +78,11 @@ describe('alerts', () => {
   async function channel(body: Record<string, unknown>): Promise<{ id: string; name: string }> {
     return remember(await http().post('/channels').send(body).expect(201)).body;
   }
-  async function job(name: string, command: string, extra: Record<string, unknown> = {}): Promise<{ id: string }> {
+  async function job(name: string, command: string, extra: JobFields = {}): Promise<Schema<'JobResponse'>> {
     return remember(
       await http()
         .post('/jobs')
-        .send({ name, command, cronExpression: '0 0 1 1 *', ...extra })
+        .send(jobBody({ name, command, ...extra }))
         .expect(201),
     ).body;
   }

@@ -1,7 +1,11 @@
 import request from 'supertest';
+import type { Schema } from '../support/api-types.js';
+import { createJob } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 
+/** The file is sent as it is: some tests send a wrong one on purpose. */
 type Body = Record<string, unknown>;
+type Plan = Schema<'ApplyResponse'>;
 
 const FILE = {
   channels: { ops: { type: 'webhook', url: 'http://127.0.0.1:9/hook' } },
@@ -13,12 +17,12 @@ const FILE = {
 
 describe('POST /apply', () => {
   let t: TestApp;
-  const apply = (file: unknown, options: Body = {}) =>
+  const apply = (file: unknown, options: Omit<Schema<'ApplyRequestDto'>, 'file'> = {}) =>
     request(t.app.getHttpServer())
       .post('/apply')
       .send({ file, ...options });
   const jobs = async () =>
-    ((await request(t.app.getHttpServer()).get('/jobs').expect(200)).body as { items: Body[] }).items
+    ((await request(t.app.getHttpServer()).get('/jobs').expect(200)).body as Schema<'JobPageResponse'>).items
       .map((job) => job.name)
       .sort();
 
@@ -28,7 +32,7 @@ describe('POST /apply', () => {
   afterAll(() => t.close());
 
   it('a dry run answers the plan and changes nothing; the apply does the same; again, nothing changes', async () => {
-    const plan = (await apply(FILE, { dryRun: true }).expect(200)).body as { dryRun: boolean; items: Body[] };
+    const plan = (await apply(FILE, { dryRun: true }).expect(200)).body as Plan;
     expect(plan.dryRun).toBe(true);
     expect(plan.items.map((i) => `${i.section}.${i.name} ${i.action}`)).toEqual([
       'channels.ops create',
@@ -38,13 +42,13 @@ describe('POST /apply', () => {
     expect(await jobs()).toEqual([]);
     expect((await apply(FILE).expect(200)).body).toEqual({ ...plan, dryRun: false });
     expect(await jobs()).toEqual(['backup', 'report']);
-    const again = (await apply(FILE).expect(200)).body as { items: Body[] };
+    const again = (await apply(FILE).expect(200)).body as Plan;
     expect(again.items.map((i) => i.action)).toEqual(['unchanged', 'unchanged', 'unchanged']);
   });
 
   it('an update lists the changed fields, a field left out goes back to its default', async () => {
     const edited = { ...FILE, jobs: { ...FILE.jobs, report: { command: 'report.sh', cronExpression: '@daily' } } };
-    const { items } = (await apply(edited).expect(200)).body as { items: Body[] };
+    const { items } = (await apply(edited).expect(200)).body as Plan;
     expect(items[2]).toEqual({
       section: 'jobs',
       name: 'report',
@@ -86,13 +90,8 @@ describe('POST /apply', () => {
   );
 
   it('prune deletes only the jobs an apply created that the file no longer names', async () => {
-    await request(t.app.getHttpServer())
-      .post('/jobs')
-      .send({ name: 'by-hand', command: 'x', cronExpression: '@daily' })
-      .expect(201);
-    const { items } = (await apply({ jobs: { backup: FILE.jobs.backup } }, { prune: true }).expect(200)).body as {
-      items: Body[];
-    };
+    await createJob(t, { name: 'by-hand', command: 'x', cronExpression: '@daily' });
+    const { items } = (await apply({ jobs: { backup: FILE.jobs.backup } }, { prune: true }).expect(200)).body as Plan;
     expect(items.map((i) => `${i.name} ${i.action}`)).toEqual(['backup unchanged', 'report delete']);
     expect(await jobs()).toEqual(['backup', 'by-hand']);
   });

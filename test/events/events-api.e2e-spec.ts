@@ -2,6 +2,7 @@ import request from 'supertest';
 import { EVENT_TYPES } from '../../src/events/domain/orbit-event.js';
 import { EXECUTION_STATUSES } from '../../src/executions/domain/execution-status.js';
 import { EVENT_FIELDS } from '../support/contract.js';
+import { jobCreator } from '../support/jobs.js';
 import { expectErrorBody } from '../support/error-body.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import type { Body } from './support.js';
@@ -9,14 +10,7 @@ import type { Body } from './support.js';
 describe('GET /events', () => {
   let t: TestApp;
   const http = () => request(t.app.getHttpServer());
-  let jobs = 0;
-  const newJob = async (settings: Body = {}): Promise<Body> =>
-    (
-      await http()
-        .post('/jobs')
-        .send({ name: `api-events-${++jobs}`, command: 'true', cronExpression: '0 0 1 1 *', ...settings })
-        .expect(201)
-    ).body as Body;
+  const newJob = jobCreator(() => t, { command: 'true' });
   const all = async (): Promise<Body[]> => (await http().get('/events?limit=1000').expect(200)).body.items as Body[];
 
   beforeAll(async () => {

@@ -23,11 +23,6 @@ describe('retention prunes events with their executions', () => {
     await t?.close();
   });
 
-  async function job(at: Date): Promise<string> {
-    const id = randomUUID();
-    await insertJob(t.db, { id, name: id, createdAt: at });
-    return id;
-  }
   /** An execution queued, run and succeeded `at` (three events). */
   async function execution(jobId: string, at: Date): Promise<string> {
     const id = randomUUID();
@@ -50,10 +45,10 @@ describe('retention prunes events with their executions', () => {
     (await t.db.sql(`SELECT type FROM events WHERE ${column} = $1 ORDER BY seq`, [id])).rows.map((r) => r.type);
 
   it("deletes a pruned execution's events in its batch, keeps the kept ones', and ages out old job events", async () => {
-    const old = await job(ago(30 * DAY));
+    const old = await insertJob(t.db, { name: randomUUID(), createdAt: ago(30 * DAY) });
     const pruned = [await execution(old, ago(20 * DAY)), await execution(old, ago(19 * DAY))];
     const keptOld = await execution(old, ago(18 * DAY)); // the newest of its job: kept
-    const recent = await job(ago(DAY));
+    const recent = await insertJob(t.db, { name: randomUUID(), createdAt: ago(DAY) });
     await t.db.sql(`UPDATE jobs SET enabled = true, updated_at = $2 WHERE id = $1`, [old, ago(DAY)]);
 
     const result = await t.app.get(RetentionService).sweep();
@@ -70,7 +65,7 @@ describe('retention prunes events with their executions', () => {
   });
 
   it('SQL that deletes an execution by hand takes its events too', async () => {
-    const id = await execution(await job(NOW), NOW);
+    const id = await execution(await insertJob(t.db, { name: randomUUID(), createdAt: NOW }), NOW);
     await t.db.sql('DELETE FROM executions WHERE id = $1', [id]);
     expect(await eventsOf('execution_id', id)).toEqual([]);
   });

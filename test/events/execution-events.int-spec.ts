@@ -6,6 +6,7 @@ import pg from 'pg';
 import request from 'supertest';
 import { ExecutionStatus } from '../../src/executions/domain/execution-status.js';
 import { LeaseReaperService } from '../../src/runtime/application/lease-reaper.service.js';
+import { jobCreator } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 import { actionFor, Body, expectedEvents, legalHistories, SQL_SHAPES, storedEvents } from './support.js';
@@ -17,17 +18,9 @@ const BODIES: Record<string, object> = { succeed: { exitCode: 0 }, fail: { exitC
 
 function helpers(app: () => TestApp) {
   const http = () => request(app().app.getHttpServer());
-  let jobs = 0;
   return {
     http,
-    async newJob(settings: Body = {}): Promise<Body> {
-      const name = `events-${process.pid}-${++jobs}`;
-      const res = await http()
-        .post('/jobs')
-        .send({ name, command: 'true', cronExpression: '0 0 1 1 *', ...settings })
-        .expect(201);
-      return res.body as Body;
-    },
+    newJob: jobCreator(app, { command: 'true' }),
     async queue(jobId: string): Promise<Body> {
       return (await http().post(`/jobs/${jobId}/executions`).expect(201)).body as Body;
     },

@@ -2,11 +2,10 @@ import request from 'supertest';
 import { commandRequestFor } from '../../src/runtime/application/command-request.js';
 import { ExecutionsService } from '../../src/executions/application/executions.service.js';
 import { SchedulerService } from '../../src/runtime/application/scheduler.service.js';
+import type { Schema } from '../support/api-types.js';
 import { FakeClock } from '../support/fake-clock.js';
+import { jobCreator, type JobFields } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
-type Body = Record<string, any>;
 
 const HOUR = 3_600_000;
 const DAY = '2026-11-29';
@@ -31,14 +30,7 @@ describe('backfill, schedule windows and jitter', () => {
     await t.close();
   });
 
-  let names = 0;
-  async function createJob(fields: Body): Promise<Body> {
-    const res = await http()
-      .post('/jobs')
-      .send({ name: `job-${++names}`, command: 'true', cronExpression: '0 * * * *', ...fields });
-    expect(res.status).toBe(201);
-    return res.body as Body;
-  }
+  const newJob = jobCreator(() => t, { command: 'true', cronExpression: '0 * * * *' });
 
   async function runsOf(jobId: string): Promise<{ trigger: string; scheduled_for: Date; due_at: Date }[]> {
     const { rows } = await t.db.sql(
@@ -55,7 +47,7 @@ describe('backfill, schedule windows and jitter', () => {
 
   it('a backfill of a day of an hourly job that already ran three slots queues the other 21, once', async () => {
     clock.set(new Date(MIDNIGHT.getTime() - HOUR / 2));
-    const job = await createJob({});
+    const job = await newJob();
     for (let hour = 0; hour < 3; hour++) await passAt(new Date(MIDNIGHT.getTime() + hour * HOUR));
     expect((await runsOf(job.id)).map((run) => run.trigger)).toEqual(['SCHEDULE', 'SCHEDULE', 'SCHEDULE']);
 
@@ -79,7 +71,7 @@ describe('backfill, schedule windows and jitter', () => {
 
   it('every run that belongs to a slot sees ORBIT_SCHEDULED_FOR, a backfilled one included', async () => {
     clock.set('2026-11-30T10:00:00.000Z');
-    const job = await createJob({});
+    const job = await newJob();
     await http()
       .post(`/jobs/${job.id}/backfill`)
       .send({ from: `${DAY}T05:00:00Z`, to: `${DAY}T06:00:00Z` });
@@ -89,14 +81,14 @@ describe('backfill, schedule windows and jitter', () => {
     expect(commandRequestFor(execution, runtime.config).env.ORBIT_SCHEDULED_FOR).toBe(`${DAY}T05:00:00.000Z`);
   });
 
-  it.each<[string, Body, number, string, Body?]>([
+  it.each<[string, JobFields, number, string, Partial<Schema<'BackfillDto'>>?]>([
     ['a window of more than 1,000 slots', { cronExpression: '* * * * *' }, 400, 'holds 1440 slots'],
     ['a window that ends in the future', {}, 400, 'in the future', { to: '2026-12-01T00:00:00Z' }],
     ['a window that ends before it starts', {}, 400, 'to must be after from', { to: `${DAY}T00:00:00Z` }],
     ['a job without a schedule', { cronExpression: null }, 400, 'has no schedule'],
   ])('%s is refused, and nothing is queued', async (_case, fields, status, message, window = {}) => {
     clock.set('2026-11-30T10:00:00.000Z');
-    const job = await createJob(fields);
+    const job = await newJob(fields);
     const body = { from: `${DAY}T00:00:00Z`, to: '2026-11-30T00:00:00Z', ...window };
     const res = await http().post(`/jobs/${job.id}/backfill`).send(body).expect(status);
     expect(res.body.message).toContain(message);
@@ -105,7 +97,7 @@ describe('backfill, schedule windows and jitter', () => {
 
   it('a FORBID job with an active run refuses a backfill with a 409', async () => {
     clock.set('2026-11-30T10:00:00.000Z');
-    const job = await createJob({ concurrencyPolicy: 'FORBID' });
+    const job = await newJob({ concurrencyPolicy: 'FORBID' });
     await http().post(`/jobs/${job.id}/executions`).expect(201);
     const res = await http()
       .post(`/jobs/${job.id}/backfill`)
@@ -116,7 +108,7 @@ describe('backfill, schedule windows and jitter', () => {
 
   it('no slot fires outside startsAt and endsAt; next-runs, the schedule and a backfill agree', async () => {
     clock.set(`${DAY}T00:30:00.000Z`);
-    const job = await createJob({ startsAt: `${DAY}T03:00:00Z`, endsAt: `${DAY}T05:00:00Z` });
+    const job = await newJob({ startsAt: `${DAY}T03:00:00Z`, endsAt: `${DAY}T05:00:00Z` });
     expect(job.nextRunAt).toBe(`${DAY}T03:00:00.000Z`);
     const next = await http().get(`/jobs/${job.id}/next-runs`).query({ count: 10 }).expect(200);
     expect(next.body.runs).toEqual([`${DAY}T03:00:00.000Z`, `${DAY}T04:00:00.000Z`, `${DAY}T05:00:00.000Z`]);
@@ -135,14 +127,14 @@ describe('backfill, schedule windows and jitter', () => {
 
   it('a job that misses its window (a stalled scheduler) fires no slot after endsAt', async () => {
     clock.set(`${DAY}T00:30:00.000Z`);
-    const job = await createJob({ endsAt: `${DAY}T02:00:00Z` });
+    const job = await newJob({ endsAt: `${DAY}T02:00:00Z` });
     await passAt(new Date(`${DAY}T09:00:00.000Z`)); // RUN_ONCE: the most recent slot, within the window
     expect((await runsOf(job.id)).map((run) => run.scheduled_for.toISOString())).toEqual([`${DAY}T02:00:00.000Z`]);
   });
 
   it('jitter: each slot is due 0 to N seconds after it, scheduledFor stays the slot, and the runs spread', async () => {
     clock.set(`${DAY}T00:00:30.000Z`);
-    const job = await createJob({ cronExpression: '* * * * *', jitterSeconds: 30 });
+    const job = await newJob({ cronExpression: '* * * * *', jitterSeconds: 30 });
     for (let minute = 1; minute <= 40; minute++) await passAt(new Date(MIDNIGHT.getTime() + minute * 60_000));
     const runs = await runsOf(job.id);
     expect(runs).toHaveLength(40);

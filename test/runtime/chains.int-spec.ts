@@ -2,12 +2,13 @@ import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { isFinal } from '../../src/executions/domain/execution-status.js';
+import { ExecutionStatus, isFinal } from '../../src/executions/domain/execution-status.js';
+import type { Schema } from '../support/api-types.js';
+import { jobCreator, type JobFields } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { finalExecution, waitFor } from '../support/wait.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
-type Body = Record<string, any>;
+type Execution = Schema<'ExecutionResponse'>;
 
 /** A schedule that does not fire while the tests run: runs come from the tests and the triggers. */
 const NEVER = '0 0 1 1 *';
@@ -33,24 +34,17 @@ describe('chains: a run of one job follows the final outcome of another, over re
     rmSync(workDir, { recursive: true, force: true });
   });
 
-  let names = 0;
-  async function createJob(fields: Body): Promise<Body> {
-    const res = await http()
-      .post('/jobs')
-      .send({ name: `job-${++names}`, command: 'true', cronExpression: NEVER, ...fields });
-    expect(res.status).toBe(201);
-    return res.body as Body;
-  }
+  const newJob = jobCreator(() => t, { command: 'true', cronExpression: NEVER });
 
-  const settled = (id: string): Promise<Body> => finalExecution((path) => http().get(path), id);
+  const settled = (id: string): Promise<Execution> => finalExecution((path) => http().get(path), id);
 
-  async function executionsOf(jobId: string): Promise<Body[]> {
+  async function executionsOf(jobId: string): Promise<Execution[]> {
     const { body } = await http().get('/executions').query({ jobId, limit: 100 });
-    return body.items as Body[];
+    return (body as Schema<'ExecutionPageResponse'>).items;
   }
 
   /** The runs of `jobId` once the chains consumer is surely past everything final so far. */
-  async function settledRunsOf(jobId: string): Promise<Body[]> {
+  async function settledRunsOf(jobId: string): Promise<Execution[]> {
     const seq = async () => Number((await t.db.sql(`SELECT max(seq) AS seq FROM events`)).rows[0].seq);
     const cursor = async () =>
       Number((await t.db.sql(`SELECT after_seq FROM event_cursors WHERE consumer = 'chains'`)).rows[0]?.after_seq ?? 0);
@@ -60,12 +54,12 @@ describe('chains: a run of one job follows the final outcome of another, over re
   }
 
   it('A → B on success and A → C on failure; B sees the upstream run in its environment', async () => {
-    const a = await createJob({ command: 'true' });
-    const b = await createJob({
+    const a = await newJob({ command: 'true' });
+    const b = await newJob({
       command: `echo "$ORBIT_UPSTREAM_EXECUTION_ID $ORBIT_UPSTREAM_STATUS" > ${workDir}/b.out`,
       triggers: [{ after: a.name, on: ['SUCCEEDED'] }],
     });
-    const c = await createJob({ triggers: [{ after: a.name, on: ['FAILED'] }] });
+    const c = await newJob({ triggers: [{ after: a.name, on: ['FAILED'] }] });
 
     const ok = await http().post(`/jobs/${a.id}/executions`).expect(201);
     expect((await settled(ok.body.id)).status).toBe('SUCCEEDED');
@@ -91,16 +85,16 @@ describe('chains: a run of one job follows the final outcome of another, over re
 
   it('A with maxRetries 2 failing twice then succeeding triggers B once, after the last attempt', async () => {
     const counter = join(workDir, 'attempts');
-    const a = await createJob({
+    const a = await newJob({
       maxRetries: 2,
       command: `n=$(cat ${counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > ${counter}; [ $n -ge 3 ]`,
     });
-    const b = await createJob({ triggers: [{ after: a.name, on: ['SUCCEEDED', 'FAILED'] }] });
+    const b = await newJob({ triggers: [{ after: a.name, on: ['SUCCEEDED', 'FAILED'] }] });
 
     await http().post(`/jobs/${a.id}/executions`).expect(201);
     const attempts = await waitFor(async () => {
       const runs = await executionsOf(a.id);
-      return runs.length === 3 && runs.every((run) => isFinal(run.status)) ? runs : undefined;
+      return runs.length === 3 && runs.every((run) => isFinal(run.status as ExecutionStatus)) ? runs : undefined;
     }, 'three attempts of A');
     const last = attempts.find((run) => run.attempt === 3)!;
     expect(last.status).toBe('SUCCEEDED');
@@ -114,16 +108,16 @@ describe('chains: a run of one job follows the final outcome of another, over re
   });
 
   it('a paused downstream job is not triggered', async () => {
-    const a = await createJob({});
-    const b = await createJob({ enabled: false, triggers: [{ after: a.name }] });
+    const a = await newJob();
+    const b = await newJob({ enabled: false, triggers: [{ after: a.name }] });
     const run = await http().post(`/jobs/${a.id}/executions`).expect(201);
     await settled(run.body.id);
     expect(await settledRunsOf(b.id)).toEqual([]);
   });
 
   it('the chained run takes the parameter defaults', async () => {
-    const a = await createJob({});
-    const b = await createJob({
+    const a = await newJob();
+    const b = await newJob({
       command: `echo "$ORBIT_PARAM_TARGET" > ${workDir}/target.out`,
       parameters: [{ name: 'TARGET', default: 'staging' }],
       triggers: [{ after: a.name }],
@@ -148,7 +142,7 @@ describe('chains: what a change of triggers may do', () => {
     await t.close();
   });
 
-  const create = (name: string, fields: Body = {}) =>
+  const create = (name: string, fields: JobFields = {}) =>
     http()
       .post('/jobs')
       .send({ name, command: 'true', cronExpression: null, ...fields });

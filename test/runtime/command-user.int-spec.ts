@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { createRootLogger } from '../../src/observability/infrastructure/logging.js';
+import { createJob } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { createTestDatabase } from '../support/test-database.js';
 import { finalExecution } from '../support/wait.js';
@@ -16,11 +17,8 @@ const rootIt = asRoot ? it : it.failing;
 /** Runs `command` once on the app and answers its stdout (the run must succeed). */
 async function runOnce(t: TestApp, command: string): Promise<string> {
   const http = () => request(t.app.getHttpServer());
-  const job = await http()
-    .post('/jobs')
-    .send({ name: `job-${Date.now()}-${Math.random()}`, command, cronExpression: '0 0 1 1 *' })
-    .expect(201);
-  const { body: queued } = await http().post(`/jobs/${job.body.id}/executions`).expect(201);
+  const job = await createJob(t, { command });
+  const { body: queued } = await http().post(`/jobs/${job.id}/executions`).expect(201);
   const done = await finalExecution((path) => http().get(path), queued.id as string);
   const { body } = await http().get(`/executions/${queued.id}/output`).expect(200);
   expect({ status: done.status, stderr: body.stderr }).toEqual({ status: 'SUCCEEDED', stderr: '' });

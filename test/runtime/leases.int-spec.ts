@@ -10,12 +10,12 @@ import { ExecutionRepository } from '../../src/executions/application/execution.
 import { ExecutionsService } from '../../src/executions/application/executions.service.js';
 import { Execution } from '../../src/executions/domain/execution.js';
 import { ExecutionStatus, isFinal } from '../../src/executions/domain/execution-status.js';
-import { JobsService } from '../../src/jobs/application/jobs.service.js';
 import { Job } from '../../src/jobs/domain/job.js';
 import { LeaseReaperService } from '../../src/runtime/application/lease-reaper.service.js';
 import { WorkerService } from '../../src/runtime/application/worker.service.js';
 import { TransactionRunner } from '../../src/shared/application/transaction-runner.js';
 import { FakeClock } from '../support/fake-clock.js';
+import { createJob, storedJob } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { createTestDatabase } from '../support/test-database.js';
 import { isAlive, waitFor } from '../support/wait.js';
@@ -43,7 +43,6 @@ const jobName = () => `lease-job-${process.pid}-${++jobCount}`;
 describe('the lease reaper (clock driven, no loops running)', () => {
   let t: TestApp;
   let clock: FakeClock;
-  let jobs: JobsService;
   let executions: ExecutionsService;
   let repository: ExecutionRepository;
   let reaper: LeaseReaperService;
@@ -56,7 +55,6 @@ describe('the lease reaper (clock driven, no loops running)', () => {
       clock,
       env: { ORBIT_RETRY_BACKOFF_BASE_MS: '1000', ORBIT_RETRY_BACKOFF_MAX_MS: '60000' },
     });
-    jobs = t.app.get(JobsService);
     executions = t.app.get(ExecutionsService);
     repository = t.app.get(ExecutionRepository);
     reaper = t.app.get(LeaseReaperService);
@@ -65,10 +63,6 @@ describe('the lease reaper (clock driven, no loops running)', () => {
   afterEach(async () => {
     await t?.close();
   });
-
-  function createJob(settings: { maxRetries?: number; timeoutSeconds?: number } = {}): Promise<Job> {
-    return jobs.create({ name: jobName(), command: 'sleep 1000', cronExpression: '0 0 1 1 *', ...settings });
-  }
 
   /** Claims the job's queued execution exactly as a worker does, for a worker that then vanishes. */
   async function claimedByDeadWorker(job: Job): Promise<Execution> {
@@ -91,7 +85,7 @@ describe('the lease reaper (clock driven, no loops running)', () => {
   }
 
   it('a heartbeat never waits for a row another transaction holds: it reports it held and renews the rest', async () => {
-    const job = await createJob();
+    const job = await storedJob(t, { command: 'sleep 1000' });
     const held = await claimedByDeadWorker(job);
     const free = await claimedByDeadWorker(job);
     const lease = at(60_000);
@@ -127,7 +121,7 @@ describe('the lease reaper (clock driven, no loops running)', () => {
   });
 
   it("fails a dead worker's execution once its lease expired, and queues its retry after the backoff", async () => {
-    const job = await createJob({ maxRetries: 1 });
+    const job = await storedJob(t, { command: 'sleep 1000', maxRetries: 1 });
     const execution = await claimedByDeadWorker(job);
 
     clock.set(at(4000));
@@ -175,7 +169,7 @@ describe('the lease reaper (clock driven, no loops running)', () => {
   });
 
   it('with maxRetries 0 an expired lease fails the execution and queues no retry', async () => {
-    const job = await createJob({ maxRetries: 0 });
+    const job = await storedJob(t, { command: 'sleep 1000', maxRetries: 0 });
     const execution = await claimedByDeadWorker(job);
 
     clock.set(at(4000));
@@ -192,7 +186,7 @@ describe('the lease reaper (clock driven, no loops running)', () => {
   });
 
   it("holds an outside runner to its execution's timeout", async () => {
-    const job = await createJob({ timeoutSeconds: 2, maxRetries: 0 });
+    const job = await storedJob(t, { command: 'sleep 1000', timeoutSeconds: 2, maxRetries: 0 });
     const queued = await executions.create(job.id);
     const started = await executions.start(queued.id);
     expect(started.toProps()).toMatchObject({ status: 'RUNNING', workerId: null });
@@ -234,11 +228,8 @@ describe('leases on real nodes', () => {
     });
     try {
       const http = () => request(t.app.getHttpServer());
-      const job = await http()
-        .post('/jobs')
-        .send({ name: jobName(), command: 'sleep 6', cronExpression: '0 0 1 1 *', maxRetries: 1 })
-        .expect(201);
-      const queued = await http().post(`/jobs/${job.body.id}/executions`).expect(201);
+      const job = await createJob(t, { command: 'sleep 6', maxRetries: 1 });
+      const queued = await http().post(`/jobs/${job.id}/executions`).expect(201);
       const id = queued.body.id as string;
 
       // followed in the database until it ends: how far beyond its start the lease ever reached
@@ -266,7 +257,7 @@ describe('leases on real nodes', () => {
       expect(done.finished_at.getTime() - done.started_at.getTime()).toBeGreaterThanOrEqual(5500);
       // a claim leases 3 s; the heartbeats carried it to the end of the 6 s command
       expect(furthestLeaseMs).toBeGreaterThan(5000);
-      const { body } = await http().get(`/executions?jobId=${job.body.id}`).expect(200);
+      const { body } = await http().get(`/executions?jobId=${job.id}`).expect(200);
       expect(body.items).toHaveLength(1);
     } finally {
       await t.close();
@@ -290,11 +281,8 @@ describe('leases on real nodes', () => {
       const name = jobName();
       // in the work dir, which Orbit gives to the user commands run as
       const pidFile = join(workDir, `${name}.pid`);
-      const job = await http()
-        .post('/jobs')
-        .send({ name, command: `echo $$ > ${pidFile}; exec sleep 60`, cronExpression: '0 0 1 1 *' })
-        .expect(201);
-      const { body } = await http().post(`/jobs/${job.body.id}/executions`).expect(201);
+      const job = await createJob(t, { name, command: `echo $$ > ${pidFile}; exec sleep 60` });
+      const { body } = await http().post(`/jobs/${job.id}/executions`).expect(201);
       const pid = await waitFor(
         () =>
           existsSync(pidFile) && /^\d+\n/.test(readFileSync(pidFile, 'utf8'))
@@ -417,9 +405,7 @@ describe('leases on real nodes', () => {
           ORBIT_WORK_DIR: workDir,
         },
       });
-      const job = await a.app
-        .get(JobsService)
-        .create({ name: jobName(), command: 'true', cronExpression: '0 0 1 1 *', maxRetries: 1 });
+      const job = await storedJob(a, { command: 'true', maxRetries: 1 });
 
       // queued and claimed in one transaction, so node B's worker never sees it QUEUED
       const repository = a.app.get(ExecutionRepository);

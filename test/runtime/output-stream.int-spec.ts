@@ -8,11 +8,12 @@ import request from 'supertest';
 import { ExecutionsService } from '../../src/executions/application/executions.service.js';
 import { OUTPUT_POLL_MS, OutputPolls } from '../../src/executions/application/output-polls.js';
 import { longestOverlap, MIN_OVERLAP, newText } from '../../src/shared/domain/text-tail.js';
+import type { Schema } from '../support/api-types.js';
+import { createJob } from '../support/jobs.js';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
 import { finalExecution, waitFor } from '../support/wait.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
-type Body = Record<string, any>;
+type Execution = Schema<'ExecutionResponse'>;
 
 interface ServerSentEvent {
   event: string;
@@ -110,22 +111,18 @@ describe('GET /executions/:id/output/stream follows a real command', () => {
     rmSync(workDir, { recursive: true, force: true });
   });
 
-  let jobs = 0;
-  async function queue(command: string): Promise<Body> {
-    const job = await api()
-      .post('/jobs')
-      .send({ name: `stream-${++jobs}`, command, cronExpression: '0 0 1 1 *' });
-    expect(job.status).toBe(201);
-    const execution = await api().post(`/jobs/${job.body.id}/executions`);
+  async function queue(command: string): Promise<Execution> {
+    const job = await createJob(t, { command });
+    const execution = await api().post(`/jobs/${job.id}/executions`);
     expect(execution.status).toBe(201);
-    return execution.body as Body;
+    return execution.body as Execution;
   }
 
-  const settled = (id: string): Promise<Body> => finalExecution((path) => api().get(path), id);
+  const settled = (id: string): Promise<Execution> => finalExecution((path) => api().get(path), id);
 
   const streamOf = (id: string) => openStream(port, `/executions/${id}/output/stream`);
 
-  let followed: Body;
+  let followed: Execution;
 
   it('delivers the lines as they are printed, in order and once each, then `end` and closes', async () => {
     followed = await queue('for i in 1 2 3 4 5; do echo line $i; sleep 0.4; done');

@@ -2,11 +2,10 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import type { Schema } from '../support/api-types.js';
+import { jobCreator } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { finalExecution } from '../support/wait.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
-type Body = Record<string, any>;
 
 describe('parameters and runs at a given time, over real runs', () => {
   let t: TestApp;
@@ -21,16 +20,9 @@ describe('parameters and runs at a given time, over real runs', () => {
     rmSync(workDir, { recursive: true, force: true });
   });
 
-  let names = 0;
-  async function createJob(fields: Body): Promise<Body> {
-    const res = await http()
-      .post('/jobs')
-      .send({ name: `job-${++names}`, command: 'true', cronExpression: null, ...fields });
-    expect(res.status).toBe(201);
-    return res.body as Body;
-  }
+  const newJob = jobCreator(() => t, { command: 'true', cronExpression: null });
 
-  const settled = (id: string): Promise<Body> => finalExecution((path) => http().get(path), id);
+  const settled = (id: string): Promise<Schema<'ExecutionResponse'>> => finalExecution((path) => http().get(path), id);
 
   const declared = [
     { name: 'TARGET', description: 'Where to', default: 'staging', pattern: 'staging|production' },
@@ -39,7 +31,7 @@ describe('parameters and runs at a given time, over real runs', () => {
   ];
 
   it('a run takes the values given and the defaults for the rest; the command sees them and the run shows them', async () => {
-    const job = await createJob({
+    const job = await newJob({
       parameters: declared,
       command: `printf '%s|%s|%s' "$ORBIT_PARAM_TARGET" "$ORBIT_PARAM_TICKET" "\${ORBIT_PARAM_NOTE-unset}" > out`,
     });
@@ -74,14 +66,14 @@ describe('parameters and runs at a given time, over real runs', () => {
     ['a value that is no string', { TICKET: 'OPS-1', NOTE: 42 }, 'parameters.NOTE must be a string'],
     ['a value over 4 KiB', { TICKET: 'OPS-1', NOTE: 'x'.repeat(4097) }, 'parameters.NOTE must be at most 4096 bytes'],
   ])('%s is refused with a 400 naming it, and nothing is queued', async (_case, parameters, message) => {
-    const job = await createJob({ parameters: declared });
+    const job = await newJob({ parameters: declared });
     const res = await http().post(`/jobs/${job.id}/executions`).send({ parameters }).expect(400);
     expect(res.body.message).toContain(message);
     expect((await http().get('/executions').query({ jobId: job.id })).body.items).toEqual([]);
   });
 
   it('a value is never spliced into the command: $(touch x) stays a string', async () => {
-    const job = await createJob({
+    const job = await newJob({
       parameters: [{ name: 'PROBE' }],
       command: 'printf "%s" "$ORBIT_PARAM_PROBE" > probe.out; echo $ORBIT_PARAM_PROBE >> probe.out',
     });
@@ -97,19 +89,19 @@ describe('parameters and runs at a given time, over real runs', () => {
   });
 
   it('runAt queues a manual run due then, which starts within a second of it', async () => {
-    const job = await createJob({ command: 'date +%s%3N > ran-at' });
+    const job = await newJob({ command: 'date +%s%3N > ran-at' });
     const runAt = new Date(Date.now() + 2500);
     const res = await http().post(`/jobs/${job.id}/executions`).send({ runAt: runAt.toISOString() }).expect(201);
     expect(res.body).toMatchObject({ trigger: 'MANUAL', status: 'QUEUED', dueAt: runAt.toISOString() });
 
     const done = await settled(res.body.id);
-    const startedAt = new Date(done.startedAt).getTime();
+    const startedAt = new Date(done.startedAt!).getTime();
     expect(startedAt).toBeGreaterThanOrEqual(runAt.getTime());
     expect(startedAt - runAt.getTime()).toBeLessThan(1000);
   });
 
   it('a run queued for later can be cancelled before it starts, and never runs', async () => {
-    const job = await createJob({ command: 'touch should-not-exist' });
+    const job = await newJob({ command: 'touch should-not-exist' });
     const runAt = new Date(Date.now() + 1500);
     const res = await http().post(`/jobs/${job.id}/executions`).send({ runAt: runAt.toISOString() }).expect(201);
     const cancelled = await http().post(`/executions/${res.body.id}/cancel`).expect(200);
@@ -123,7 +115,7 @@ describe('parameters and runs at a given time, over real runs', () => {
     ['in 366 days', () => new Date(Date.now() + 366 * 86_400_000).toISOString(), 'more than a year ahead'],
     ['not an instant', () => 'tomorrow', 'runAt'],
   ])('runAt %s is refused with a 400', async (_case, runAt, message) => {
-    const job = await createJob({});
+    const job = await newJob();
     const res = await http().post(`/jobs/${job.id}/executions`).send({ runAt: runAt() }).expect(400);
     expect(res.body.message).toContain(message);
   });

@@ -7,12 +7,15 @@ import { Execution } from '../../src/executions/domain/execution.js';
 import { PlacementSweep } from '../../src/runtime/application/placement-sweep.js';
 import { WorkerService } from '../../src/runtime/application/worker.service.js';
 import { TransactionRunner } from '../../src/shared/application/transaction-runner.js';
+import type { Schema } from '../support/api-types.js';
+import { jobBody, jobCreator } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { createTestDatabase, TestDatabase } from '../support/test-database.js';
 import { waitFor } from '../support/wait.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows, and the bodies sent wrong on purpose, are loosely typed
 type Body = Record<string, any>;
+type ExecutionJson = Schema<'ExecutionResponse'>;
 
 const workDir = join(tmpdir(), `orbit-placement-test-${process.pid}`);
 const FAST = {
@@ -45,14 +48,7 @@ describe('placement: labels, selectors, runOn, limits, priority, drain', () => {
     await node.app.close();
   }
 
-  let jobs = 0;
-  async function job(fields: Body = {}): Promise<Body> {
-    const created = await http()
-      .post('/jobs')
-      .send({ name: `placed-${++jobs}`, command: 'true', cronExpression: '0 0 1 1 *', enabled: false, ...fields })
-      .expect(201);
-    return created.body as Body;
-  }
+  const newJob = jobCreator(() => api, { command: 'true', enabled: false });
 
   async function queue(jobId: string, count: number): Promise<void> {
     await Promise.all(Array.from({ length: count }, () => http().post(`/jobs/${jobId}/executions`).expect(201)));
@@ -110,25 +106,25 @@ describe('placement: labels, selectors, runOn, limits, priority, drain', () => {
   it('GET /workers shows each worker with its labels, host included, and draining false', async () => {
     const eu = await worker('region=eu,gpu=true');
     const { body } = await http().get('/workers').expect(200);
-    const listed = (body.items as Body[]).find((w) => w.id === eu.id);
+    const listed = (body as Schema<'WorkerListResponse'>).items.find((w) => w.id === eu.id);
     expect(listed).toMatchObject({ labels: { gpu: 'true', region: 'eu', host: expect.any(String) }, draining: false });
   });
 
   it('100 runs with a selector run on the matching worker only; a run for nobody waits, says why, and a later worker runs it', async () => {
     const eu = await worker('region=eu');
     const us = await worker('region=us');
-    const euJob = await job({ workerSelector: { region: 'eu' } });
-    const usJob = await job({ workerSelector: { region: 'us' } });
+    const euJob = await newJob({ workerSelector: { region: 'eu' } });
+    const usJob = await newJob({ workerSelector: { region: 'us' } });
     await Promise.all([queue(euJob.id, 100), queue(usJob.id, 20)]);
     const [euRuns, usRuns] = await Promise.all([finished(euJob.id, 100), finished(usJob.id, 20)]);
     expect(new Set(euRuns.map((row) => row.worker_id))).toEqual(new Set([eu.id]));
     expect(new Set(usRuns.map((row) => row.worker_id))).toEqual(new Set([us.id]));
 
-    const gpuJob = await job({ workerSelector: { gpu: 'true', region: 'eu' } });
-    const queued = (await http().post(`/jobs/${gpuJob.id}/executions`).expect(201)).body as Body;
+    const gpuJob = await newJob({ workerSelector: { gpu: 'true', region: 'eu' } });
+    const queued = (await http().post(`/jobs/${gpuJob.id}/executions`).expect(201)).body as ExecutionJson;
     expect(queued).toMatchObject({ workerSelector: { gpu: 'true', region: 'eu' }, status: 'QUEUED' });
     await eu.app.app.get(PlacementSweep).sweep();
-    const waiting = (await http().get(`/executions/${queued.id}`).expect(200)).body as Body;
+    const waiting = (await http().get(`/executions/${queued.id}`).expect(200)).body as ExecutionJson;
     expect(waiting).toMatchObject({ status: 'QUEUED', waitingFor: 'no live worker has gpu=true, region=eu' });
     const metrics = await http().get('/metrics').expect(200);
     expect(metrics.text).toMatch(/^orbit_executions_unroutable 1$/m);
@@ -141,7 +137,7 @@ describe('placement: labels, selectors, runOn, limits, priority, drain', () => {
   it('maxConcurrent 2: ten `sleep 1` across two workers never have more than 2 RUNNING, and all finish', async () => {
     await worker('side=a');
     await worker('side=b');
-    const limited = await job({ command: 'sleep 1', maxConcurrent: 2 });
+    const limited = await newJob({ command: 'sleep 1', maxConcurrent: 2 });
     await queue(limited.id, 10);
     const peak = await peakRunning('job_id = $1', [limited.id], finished(limited.id, 10, 40_000));
     expect(peak).toBe(2);
@@ -152,9 +148,11 @@ describe('placement: labels, selectors, runOn, limits, priority, drain', () => {
     await worker('side=a');
     await worker('side=b');
     await http().post('/concurrency-groups').send({ name: 'db-heavy', limit: 3 }).expect(201);
-    const grouped = await Promise.all([1, 2, 3].map(() => job({ command: 'sleep 1', concurrencyGroup: 'db-heavy' })));
+    const grouped = await Promise.all(
+      [1, 2, 3].map(() => newJob({ command: 'sleep 1', concurrencyGroup: 'db-heavy' })),
+    );
     await Promise.all(grouped.map((j) => queue(j.id, 4)));
-    const ids = grouped.map((j) => j.id as string);
+    const ids = grouped.map((j) => j.id);
     const done = Promise.all(ids.map((id) => finished(id, 4, 40_000)));
     const peak = await peakRunning('job_id = ANY($1::uuid[])', [ids], done);
     expect(peak).toBe(3);
@@ -178,7 +176,7 @@ describe('placement: labels, selectors, runOn, limits, priority, drain', () => {
       });
 
     it('takes higher priority first, then the oldest due', async () => {
-      const j = await job();
+      const j = await newJob();
       const t = Date.now() - 60_000;
       const oldLow = await insert({ priority: -5 }, new Date(t), j.id);
       const newHigh = await insert({ priority: 50 }, new Date(t + 3000), j.id);
@@ -188,8 +186,8 @@ describe('placement: labels, selectors, runOn, limits, priority, drain', () => {
     });
 
     it('the oldest runs held by a full limit do not stall a newer run', async () => {
-      const j = await job({ maxConcurrent: 1 });
-      const free = await job();
+      const j = await newJob({ maxConcurrent: 1 });
+      const free = await newJob();
       const t = Date.now() - 60_000;
       const held = [];
       for (let i = 0; i < 5; i++) held.push(await insert({ maxConcurrent: 1 }, new Date(t + i), j.id));
@@ -206,20 +204,22 @@ describe('placement: labels, selectors, runOn, limits, priority, drain', () => {
 
   it('drain: no new claim after it, the running command finishes, resume claims again', async () => {
     const node = await worker('side=a');
-    const slow = await job({ command: 'sleep 1' });
+    const slow = await newJob({ command: 'sleep 1' });
     await http().post(`/jobs/${slow.id}/executions`).expect(201);
     await waitFor(async () => ((await rows(slow.id))[0]?.status === 'RUNNING' ? true : undefined), 'the run to start');
     const drained = await http()
       .post(`/workers/${encodeURIComponent(node.id)}/drain`)
       .expect(200);
     expect(drained.body).toMatchObject({ id: node.id, draining: true });
-    const quick = await job();
+    const quick = await newJob();
     await queue(quick.id, 3);
     await waitFor(async () => ((await rows(slow.id))[0]?.status === 'SUCCEEDED' ? true : undefined), 'the run to end');
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect((await rows(quick.id)).map((row) => row.status)).toEqual(['QUEUED', 'QUEUED', 'QUEUED']);
     expect(
-      ((await http().get('/workers').expect(200)).body.items as Body[]).find((w) => w.id === node.id),
+      ((await http().get('/workers').expect(200)).body as Schema<'WorkerListResponse'>).items.find(
+        (w) => w.id === node.id,
+      ),
     ).toMatchObject({
       draining: true,
     });
@@ -228,7 +228,7 @@ describe('placement: labels, selectors, runOn, limits, priority, drain', () => {
       .expect(200);
     expect((await finished(quick.id, 3)).map((row) => row.worker_id)).toEqual([node.id, node.id, node.id]);
     const audit = await http().get('/audit?limit=10').expect(200);
-    expect((audit.body.items as Body[]).map((e) => e.action)).toEqual(
+    expect((audit.body as Schema<'AuditPageResponse'>).items.map((e) => e.action)).toEqual(
       expect.arrayContaining(['worker.drained', 'worker.resumed']),
     );
     await http().post('/workers/nobody/drain').expect(404);
@@ -236,7 +236,7 @@ describe('placement: labels, selectors, runOn, limits, priority, drain', () => {
 
   it('runOn all: one run per live worker, each pinned; a pinned run whose worker stops fails naming it', async () => {
     const three = [await worker('fleet=web'), await worker('fleet=web'), await worker('fleet=web')];
-    const everywhere = await job({ runOn: 'all', workerSelector: { fleet: 'web' } });
+    const everywhere = await newJob({ runOn: 'all', workerSelector: { fleet: 'web' } });
     await http().post(`/jobs/${everywhere.id}/executions`).expect(201);
     const runs = await finished(everywhere.id, 3);
     expect(runs).toHaveLength(3);
@@ -245,10 +245,10 @@ describe('placement: labels, selectors, runOn, limits, priority, drain', () => {
 
     // a worker of concurrency 1, busy: the run pinned to it waits, and then the worker goes
     const busy = await worker('fleet=batch', 1);
-    const blocker = await job({ command: 'sleep 30', workerSelector: { fleet: 'batch' } });
+    const blocker = await newJob({ command: 'sleep 30', workerSelector: { fleet: 'batch' } });
     await http().post(`/jobs/${blocker.id}/executions`).expect(201);
     await waitFor(async () => ((await rows(blocker.id))[0]?.status === 'RUNNING' ? true : undefined), 'the blocker');
-    const pinned = await job({ runOn: 'all', workerSelector: { fleet: 'batch' }, maxRetries: 3 });
+    const pinned = await newJob({ runOn: 'all', workerSelector: { fleet: 'batch' }, maxRetries: 3 });
     await http().post(`/jobs/${pinned.id}/executions`).expect(201);
     await stop(busy);
     const other = await worker('fleet=web');
@@ -268,7 +268,7 @@ describe('placement: labels, selectors, runOn, limits, priority, drain', () => {
     const refused = async (fields: Body, message: string) => {
       const { body } = await http()
         .post('/jobs')
-        .send({ name: `bad-${++jobs}`, command: 'true', cronExpression: '0 0 1 1 *', ...fields })
+        .send({ ...jobBody({ command: 'true' }), ...fields })
         .expect(400);
       expect(body.message).toContain(message);
     };
@@ -281,12 +281,15 @@ describe('placement: labels, selectors, runOn, limits, priority, drain', () => {
   });
 
   it('concurrency groups: create, list, change, and no delete while a job names one', async () => {
-    const created = (await http().post('/concurrency-groups').send({ name: 'nightly', limit: 2 }).expect(201))
-      .body as Body;
-    await http().post('/concurrency-groups').send({ name: 'nightly', limit: 2 }).expect(409);
+    const group: Schema<'CreateConcurrencyGroupDto'> = { name: 'nightly', limit: 2 };
+    const created = (await http().post('/concurrency-groups').send(group).expect(201))
+      .body as Schema<'ConcurrencyGroupResponse'>;
+    await http().post('/concurrency-groups').send(group).expect(409);
     await http().post('/concurrency-groups').send({ name: 'bad', limit: 0 }).expect(400);
-    const named = await job({ concurrencyGroup: 'nightly' });
-    const listed = (await http().get('/concurrency-groups').expect(200)).body.items as Body[];
+    const named = await newJob({ concurrencyGroup: 'nightly' });
+    const listed = (
+      (await http().get('/concurrency-groups').expect(200)).body as Schema<'ConcurrencyGroupListResponse'>
+    ).items;
     expect(listed.map((g) => g.name)).toContain('nightly');
     expect((await http().patch(`/concurrency-groups/${created.id}`).send({ limit: 5 }).expect(200)).body.limit).toBe(5);
     const refused = await http().delete(`/concurrency-groups/${created.id}`).expect(409);

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Logger, LoggerService } from '@nestjs/common';
 import { ExecutionRetentionRepository } from '../../src/executions/application/execution-retention.repository.js';
-import { JobsService } from '../../src/jobs/application/jobs.service.js';
 import { RetentionService } from '../../src/runtime/application/retention.service.js';
 import { FakeClock } from '../support/fake-clock.js';
+import { storedJob } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
@@ -65,17 +65,8 @@ async function insertExecution(t: TestApp, jobId: string, seed: Seed): Promise<s
   return id;
 }
 
-let jobCount = 0;
-async function createJob(t: TestApp): Promise<string> {
-  const job = await t.app.get(JobsService).create({
-    name: `retention-job-${process.pid}-${++jobCount}`,
-    command: 'echo kept',
-    cronExpression: '0 0 1 1 *',
-    // never fires, so that the scheduler adds no execution when a test runs the loops
-    enabled: false,
-  });
-  return job.id;
-}
+/** Never fires, so that the scheduler adds no execution when a test runs the loops. */
+const DISABLED = { enabled: false };
 
 /** Every execution row by id, and the ids that have an output row. */
 async function snapshot(t: TestApp): Promise<{ rows: Map<string, Record<string, unknown>>; outputs: Set<string> }> {
@@ -127,7 +118,7 @@ describe('the retention sweep (clock driven, no loops running)', () => {
     const kept: string[] = [];
 
     // A: a mix of ages and statuses, oldest first; the newest 3 are a8, its retry a9 and a QUEUED one
-    const a = await createJob(t);
+    const a = (await storedJob(t, DISABLED)).id;
     deletable.push(await add(a, { status: 'SUCCEEDED', createdAt: ago(90 * DAY) }));
     deletable.push(await add(a, { status: 'FAILED', createdAt: ago(80 * DAY) }));
     deletable.push(await add(a, { status: 'CANCELLED', createdAt: ago(70 * DAY), output: false }));
@@ -146,7 +137,7 @@ describe('the retention sweep (clock driven, no loops running)', () => {
     kept.push(await add(a, { status: 'QUEUED', createdAt: ago(1 * DAY) }));
 
     // B: all old; its newest 3 stay all the same
-    const b = await createJob(t);
+    const b = (await storedJob(t, DISABLED)).id;
     deletable.push(await add(b, { status: 'SUCCEEDED', createdAt: ago(200 * DAY) }));
     deletable.push(await add(b, { status: 'FAILED', createdAt: ago(199 * DAY) }));
     kept.push(await add(b, { status: 'CANCELLED', createdAt: ago(198 * DAY) }));
@@ -154,12 +145,12 @@ describe('the retention sweep (clock driven, no loops running)', () => {
     kept.push(await add(b, { status: 'FAILED', createdAt: ago(196 * DAY) }));
 
     // C: fewer than M executions, all old: none goes
-    const c = await createJob(t);
+    const c = (await storedJob(t, DISABLED)).id;
     kept.push(await add(c, { status: 'SUCCEEDED', createdAt: ago(300 * DAY) }));
     kept.push(await add(c, { status: 'FAILED', createdAt: ago(299 * DAY) }));
 
     // D: the newest M counts QUEUED and RUNNING executions too
-    const d = await createJob(t);
+    const d = (await storedJob(t, DISABLED)).id;
     deletable.push(await add(d, { status: 'SUCCEEDED', createdAt: ago(100 * DAY) }));
     deletable.push(await add(d, { status: 'FAILED', createdAt: ago(99 * DAY) }));
     kept.push(await add(d, { status: 'QUEUED', createdAt: ago(98 * DAY) }));
@@ -167,7 +158,7 @@ describe('the retention sweep (clock driven, no loops running)', () => {
     kept.push(await add(d, { status: 'SUCCEEDED', createdAt: ago(96 * DAY) }));
 
     // E: retries outlive the failed executions they retried
-    const e = await createJob(t);
+    const e = (await storedJob(t, DISABLED)).id;
     const e1 = await add(e, { status: 'FAILED', createdAt: ago(100 * DAY) });
     const e2 = await add(e, { status: 'RUNNING', createdAt: ago(100 * DAY - MINUTE), retryOf: e1 });
     const e3 = await add(e, { status: 'FAILED', createdAt: ago(90 * DAY) });
@@ -177,7 +168,7 @@ describe('the retention sweep (clock driven, no loops running)', () => {
     for (const days of [4, 3, 2]) kept.push(await add(e, { status: 'SUCCEEDED', createdAt: ago(days * DAY) }));
 
     // F: a deleted job's executions are pruned by the same rule
-    const f = await createJob(t);
+    const f = (await storedJob(t, DISABLED)).id;
     deletable.push(await add(f, { status: 'SUCCEEDED', createdAt: ago(400 * DAY) }));
     for (const days of [399, 398, 397]) kept.push(await add(f, { status: 'SUCCEEDED', createdAt: ago(days * DAY) }));
     await t.db.sql('UPDATE jobs SET deleted_at = $1 WHERE id = $2', [NOW, f]);
@@ -213,7 +204,7 @@ describe('the retention sweep (clock driven, no loops running)', () => {
     const { t, retention } = await start({ ORBIT_RETENTION_DAYS: '1', ORBIT_RETENTION_KEEP_PER_JOB: '0' });
     const active: string[] = [];
     for (let j = 0; j < 3; j++) {
-      const job = await createJob(t);
+      const job = (await storedJob(t, DISABLED)).id;
       for (let i = 0; i < 4; i++) {
         const createdAt = ago((1000 - 10 * i - j) * DAY);
         active.push(await insertExecution(t, job, { status: 'QUEUED', createdAt }));
@@ -244,7 +235,7 @@ describe('the retention sweep (clock driven, no loops running)', () => {
     });
     // 12 + 10 + 8 = 30 deletable executions beyond the newest 2 of each job, plus young ones
     for (const old of [14, 12, 10]) {
-      const job = await createJob(t);
+      const job = (await storedJob(t, DISABLED)).id;
       for (let i = 0; i < old; i++) {
         await insertExecution(t, job, {
           status: i % 3 === 0 ? 'FAILED' : 'SUCCEEDED',
@@ -252,7 +243,7 @@ describe('the retention sweep (clock driven, no loops running)', () => {
         });
       }
     }
-    const young = await createJob(t);
+    const young = (await storedJob(t, DISABLED)).id;
     for (let i = 0; i < 5; i++) await insertExecution(t, young, { status: 'SUCCEEDED', createdAt: ago(i * DAY) });
     const count = async (): Promise<number> =>
       Number((await t.db.sql('SELECT count(*) FROM executions')).rows[0].count);
@@ -279,7 +270,7 @@ describe('the retention sweep (clock driven, no loops running)', () => {
 
   it('logs the figures of a sweep that deleted something, and at debug level only one that did not', async () => {
     const { t, retention } = await start({ ORBIT_RETENTION_DAYS: '30', ORBIT_RETENTION_KEEP_PER_JOB: '1' });
-    const job = await createJob(t);
+    const job = (await storedJob(t, DISABLED)).id;
     for (const days of [90, 80, 70]) await insertExecution(t, job, { status: 'SUCCEEDED', createdAt: ago(days * DAY) });
 
     const lines: { level: string; message: string }[] = [];
@@ -322,7 +313,7 @@ describe('the retention sweep on its timer', () => {
     });
     let closed = false;
     try {
-      const job = await createJob(t);
+      const job = (await storedJob(t, DISABLED)).id;
       const old = await insertExecution(t, job, { status: 'SUCCEEDED', createdAt: ago(40 * DAY) });
       const remaining = async (): Promise<string[]> =>
         (await t.db.sql('SELECT id FROM executions WHERE job_id = $1', [job])).rows.map((r: { id: string }) => r.id);

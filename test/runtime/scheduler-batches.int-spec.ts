@@ -11,6 +11,7 @@ import { ConcurrencyPolicy } from '../../src/jobs/domain/job-policies.js';
 import { JOBS_PER_PASS, SchedulerService } from '../../src/runtime/application/scheduler.service.js';
 import { Database } from '../../src/shared/infrastructure/database.js';
 import { FakeClock } from '../support/fake-clock.js';
+import { storedJob } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { createTestDatabase, TestDatabase } from '../support/test-database.js';
 import { waitFor } from '../support/wait.js';
@@ -142,15 +143,9 @@ describe('scheduler passes in batches', () => {
     const PER_POLICY = 4;
 
     async function createJobs(policy: ConcurrencyPolicy): Promise<Job[]> {
-      const jobs = t.app.get(JobsService);
       return Promise.all(
-        range(PER_POLICY).map((i) =>
-          jobs.create({
-            name: `${policy}-${i}`,
-            command: 'echo tick',
-            cronExpression: '* * * * *',
-            concurrencyPolicy: policy,
-          }),
+        range(PER_POLICY).map(() =>
+          storedJob(t, { command: 'echo tick', cronExpression: '* * * * *', concurrencyPolicy: policy }),
         ),
       );
     }

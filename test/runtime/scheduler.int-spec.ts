@@ -6,6 +6,7 @@ import { JobsService } from '../../src/jobs/application/jobs.service.js';
 import { Job, JobSettings } from '../../src/jobs/domain/job.js';
 import { PassResult, SchedulerService } from '../../src/runtime/application/scheduler.service.js';
 import { FakeClock } from '../support/fake-clock.js';
+import { storedJob } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { createTestDatabase, TestDatabase } from '../support/test-database.js';
 
@@ -33,9 +34,8 @@ class Node {
     this.scheduler = t.app.get(SchedulerService);
   }
 
-  private static names = 0;
   createJob(cronExpression: string, settings: Partial<JobSettings> = {}): Promise<Job> {
-    return this.jobs.create({ name: `job-${++Node.names}`, command: 'echo tick', cronExpression, ...settings });
+    return storedJob(this.t, { command: 'echo tick', cronExpression, ...settings });
   }
 
   /** Sets the clock to `instant` and runs one scheduler pass there. */

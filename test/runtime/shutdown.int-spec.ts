@@ -2,19 +2,19 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import type { Schema } from '../support/api-types.js';
+import { createJob, type JobFields } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { createTestDatabase, TestDatabase } from '../support/test-database.js';
 import { isAlive, waitFor } from '../support/wait.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies and rows are loosely typed JSON
-type Body = Record<string, any>;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies and rows are loosely typed JSON
+type Execution = Schema<'ExecutionResponse'>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows are loosely typed
 type Row = Record<string, any>;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let workDir: string;
-let jobCount = 0;
 
 beforeAll(() => {
   workDir = mkdtempSync(join(tmpdir(), 'orbit-shutdown-'));
@@ -30,14 +30,10 @@ async function node(db: TestDatabase, env: Record<string, string>, role: 'all' |
 }
 
 /** A job and a manual execution of it, over HTTP. */
-async function queue(t: TestApp, command: string, job: Body = {}): Promise<Body> {
-  const http = () => request(t.app.getHttpServer());
-  const created = await http()
-    .post('/jobs')
-    .send({ name: `shutdown-job-${process.pid}-${++jobCount}`, command, cronExpression: '0 0 1 1 *', ...job })
-    .expect(201);
-  const execution = await http().post(`/jobs/${created.body.id}/executions`).expect(201);
-  return execution.body as Body;
+async function queue(t: TestApp, command: string, job: JobFields = {}): Promise<Execution> {
+  const created = await createJob(t, { command, ...job });
+  const execution = await request(t.app.getHttpServer()).post(`/jobs/${created.id}/executions`).expect(201);
+  return execution.body as Execution;
 }
 
 async function rowsOfJob(db: TestDatabase, jobId: string): Promise<Row[]> {

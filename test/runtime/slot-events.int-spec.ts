@@ -1,8 +1,7 @@
 import { ExecutionsService } from '../../src/executions/application/executions.service.js';
-import { JobsService } from '../../src/jobs/application/jobs.service.js';
-import { JobSettings } from '../../src/jobs/domain/job.js';
 import { SchedulerService } from '../../src/runtime/application/scheduler.service.js';
 import { FakeClock } from '../support/fake-clock.js';
+import { storedJob } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 
 const SECOND = 1000;
@@ -13,20 +12,15 @@ const plus = (instant: Date, ms: number) => new Date(instant.getTime() + ms);
 describe('the scheduler records what did not fire as planned, as slot events in its pass', () => {
   let clock: FakeClock;
   let t: TestApp;
-  let jobs: JobsService;
   let scheduler: SchedulerService;
-  let names = 0;
 
   beforeEach(async () => {
     clock = new FakeClock(T0);
     t = await createTestApp({ role: 'all', init: false, clock });
-    jobs = t.app.get(JobsService);
     scheduler = t.app.get(SchedulerService);
   });
   afterEach(() => t?.close());
 
-  const createJob = (cronExpression: string, settings: Partial<JobSettings> = {}) =>
-    jobs.create({ name: `slot-events-${++names}`, command: 'echo tick', cronExpression, ...settings });
   const passAt = (instant: Date) => {
     clock.set(instant);
     return scheduler.pass(instant);
@@ -40,7 +34,7 @@ describe('the scheduler records what did not fire as planned, as slot events in 
     ).rows;
 
   it('a FORBID skip is one slot.skipped at the slot, naming the run that was active and its status', async () => {
-    const job = await createJob('* * * * *', { concurrencyPolicy: 'FORBID' });
+    const job = await storedJob(t, { cronExpression: '* * * * *', concurrencyPolicy: 'FORBID' });
     const first = job.nextRunAt!;
     await passAt(first);
     const [{ id: active }] = (await t.db.sql(`SELECT id FROM executions WHERE job_id = $1`, [job.id])).rows;
@@ -59,7 +53,7 @@ describe('the scheduler records what did not fire as planned, as slot events in 
   });
 
   it('a RUN_ONCE misfire is ONE slot.missed for the episode: its first and last missed slot, the count, the slot fired instead', async () => {
-    const job = await createJob('* * * * *');
+    const job = await storedJob(t, { cronExpression: '* * * * *' });
     const first = job.nextRunAt!;
     const now = plus(first, 10 * MINUTE + 30 * SECOND);
     expect(await passAt(now)).toEqual({ jobs: 1, fired: 1 });
@@ -85,7 +79,7 @@ describe('the scheduler records what did not fire as planned, as slot events in 
   });
 
   it('a SKIP misfire of a per-second job over an hour is still one event, its count capped', async () => {
-    const job = await createJob('* * * * * *', { misfirePolicy: 'SKIP' });
+    const job = await storedJob(t, { cronExpression: '* * * * * *', misfirePolicy: 'SKIP' });
     const first = job.nextRunAt!;
     expect(await passAt(plus(first, 60 * MINUTE))).toEqual({ jobs: 1, fired: 0 });
     const events = await slotEventsOf(job.id);
@@ -105,7 +99,7 @@ describe('the scheduler records what did not fire as planned, as slot events in 
   });
 
   it('a pass that fires as planned appends nothing', async () => {
-    const job = await createJob('* * * * *', { concurrencyPolicy: 'FORBID' });
+    const job = await storedJob(t, { cronExpression: '* * * * *', concurrencyPolicy: 'FORBID' });
     await passAt(job.nextRunAt!);
     expect(await slotEventsOf(job.id)).toEqual([]);
   });

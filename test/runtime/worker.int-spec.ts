@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { Database } from '../../src/shared/infrastructure/database.js';
+import type { Schema } from '../support/api-types.js';
+import { createJob, type JobFields } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { finalExecution, isAlive, waitFor } from '../support/wait.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
-type Body = Record<string, any>;
+type Execution = Schema<'ExecutionResponse'>;
 
 describe('worker runs commands as real processes', () => {
   let t: TestApp;
@@ -34,22 +35,18 @@ describe('worker runs commands as real processes', () => {
     rmSync(workDir, { recursive: true, force: true });
   });
 
-  let jobCount = 0;
-  async function run(command: string, job: Body = {}): Promise<Body> {
-    const created = await http()
-      .post('/jobs')
-      .send({ name: `job-${++jobCount}`, command, cronExpression: '0 0 1 1 *', ...job })
-      .expect(201);
-    const execution = await http().post(`/jobs/${created.body.id}/executions`).expect(201);
-    return execution.body as Body;
+  async function run(command: string, job: JobFields = {}): Promise<Execution> {
+    const created = await createJob(t, { command, ...job });
+    const execution = await http().post(`/jobs/${created.id}/executions`).expect(201);
+    return execution.body as Execution;
   }
 
-  const settled = (id: string): Promise<Body> => finalExecution((path) => http().get(path), id);
+  const settled = (id: string): Promise<Execution> => finalExecution((path) => http().get(path), id);
 
-  async function running(id: string): Promise<Body> {
+  async function running(id: string): Promise<Execution> {
     return waitFor(async () => {
       const { body } = await http().get(`/executions/${id}`);
-      return body.status === 'RUNNING' ? (body as Body) : undefined;
+      return body.status === 'RUNNING' ? (body as Execution) : undefined;
     }, `execution ${id} to run`);
   }
 
@@ -103,7 +100,7 @@ describe('worker runs commands as real processes', () => {
     const queued = await run('echo started; sleep 30');
     const seen = await waitFor(async () => {
       const { body } = await http().get(`/executions/${queued.id}/output`);
-      return body.stdout === 'started\n' ? (body as Body) : undefined;
+      return body.stdout === 'started\n' ? (body as Schema<'ExecutionOutputResponse'>) : undefined;
     }, 'live output');
     expect(seen.truncated).toBe(false);
     await http().post(`/executions/${queued.id}/cancel`).expect(200);
@@ -148,21 +145,21 @@ describe('worker runs commands as real processes', () => {
 
   it('retries a failure as new attempts with backoff until maxRetries is used up', async () => {
     const first = await run('exit 1', { maxRetries: 2 });
-    const chain: Body[] = [await settled(first.id)];
+    const chain: Execution[] = [await settled(first.id)];
     for (let attempt = 2; attempt <= 3; attempt++) {
       const previous = chain[chain.length - 1]!;
       const retry = await waitFor(async () => {
         const { body } = await http().get(`/executions?jobId=${first.jobId}&limit=100`);
-        return (body.items as Body[]).find((e) => e.retryOf === previous.id);
+        return (body as Schema<'ExecutionPageResponse'>).items.find((e) => e.retryOf === previous.id);
       }, `attempt ${attempt}`);
       expect(retry).toMatchObject({ trigger: 'RETRY', attempt, command: 'exit 1', maxRetries: 2 });
       // backoff: base 200 ms doubled per attempt, capped at 400 ms, half of it random
-      const delay = Date.parse(retry.dueAt) - Date.parse(previous.finishedAt);
+      const delay = Date.parse(retry.dueAt) - Date.parse(previous.finishedAt!);
       const exponential = Math.min(400, 200 * 2 ** (attempt - 2));
       expect(delay).toBeGreaterThanOrEqual(exponential / 2 - 5);
       expect(delay).toBeLessThanOrEqual(exponential + 5);
       const done = await settled(retry.id);
-      expect(Date.parse(done.startedAt)).toBeGreaterThanOrEqual(Date.parse(retry.dueAt));
+      expect(Date.parse(done.startedAt!)).toBeGreaterThanOrEqual(Date.parse(retry.dueAt));
       chain.push(done);
     }
     expect(chain.map((e) => e.status)).toEqual(['FAILED', 'FAILED', 'FAILED']);
@@ -220,7 +217,7 @@ describe('a worker whose commands keep ending and starting', () => {
     const items = await waitFor(
       async () => {
         const { body } = await http().get(`/executions?jobId=${job.body.id}&limit=100`);
-        const all = body.items as Body[];
+        const all = (body as Schema<'ExecutionPageResponse'>).items;
         return all.every((e) => e.status === 'SUCCEEDED') && all.length === RUNS ? all : undefined;
       },
       `${RUNS} runs to succeed`,

@@ -5,7 +5,7 @@ import type { DataSource, QueryRunner } from 'typeorm';
  * The pg objects under TypeORM that Database.rows sends its statements to, reached here alone:
  * the pool (PostgresDriver's `master`, not part of TypeORM's documented API) and the client a
  * transaction's query runner holds (`QueryRunner.connect()`, public but typed `any`). The test
- * typeorm-pg.int-spec.ts pins both, so a TypeORM upgrade that moves them fails there, by name.
+ * test/shared/typeorm-pg.int-spec.ts pins both, so a TypeORM upgrade that moves them fails there, by name.
  */
 export function pgPool(dataSource: DataSource): pg.Pool {
   if (!dataSource.isInitialized) throw new Error('The database connection is closed');
