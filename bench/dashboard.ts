@@ -15,7 +15,7 @@ const LOADS = 20;
 const P95_TARGET_MS = 1000;
 const FIRST_LOAD_BUDGET = 200 * 1024;
 const SEED_CHUNK = 250_000;
-/** As test/ui/browser.ts: flags of the package's serverless defaults that would weaken the browser. */
+/** As test/dashboard/browser.ts: flags of the package's serverless defaults that would weaken the browser. */
 const LEFT_OUT = new Set(['--disable-web-security', '--allow-running-insecure-content', '--single-process']);
 
 interface PageKind {

@@ -35,9 +35,9 @@ function payload(output: string): AlertPayload {
       output,
     },
     links: {
-      dashboard: 'http://orbit.test/ui/',
-      job: 'http://orbit.test/ui/jobs/b6f4',
-      run: 'http://orbit.test/ui/executions/0c1d',
+      dashboard: 'http://orbit.test/dashboard/',
+      job: 'http://orbit.test/dashboard/jobs/b6f4',
+      run: 'http://orbit.test/dashboard/executions/0c1d',
     },
   };
 }

@@ -69,6 +69,14 @@ describe('the module graph, the folder tree and the architecture page say the sa
     expect(sorted(pageRows().keys())).toEqual(sorted(folders));
   });
 
+  it('each folder of test/ is a module of src/ or one of the few the page names for the whole', () => {
+    const whole = ['architecture', 'app', 'support', 'dashboard', 'docs', 'reliability'];
+    const tests = readdirSync(join(ROOT, 'test'), { withFileTypes: true }).filter((entry) => entry.isDirectory());
+    const strays = tests.map((entry) => entry.name).filter((name) => !folders.includes(name) && !whole.includes(name));
+    expect(strays).toEqual([]);
+    for (const name of whole) expect(PAGE).toContain(`\`test/${name}/\``);
+  });
+
   it("the page table's arrows are the graph's", () => {
     const table = Object.fromEntries([...pageTable()].map(([module, imports]) => [module, sorted(imports)]));
     const graph = Object.fromEntries(Object.entries(GRAPH).map(([module, imports]) => [module, sorted(imports)]));
