@@ -37,6 +37,7 @@ describe('Job.create', () => {
     expect(job.toProps()).toEqual({
       id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
       name: 'nightly backup',
+      description: '',
       command: 'pg_dump orbit > /backups/orbit.sql',
       cronExpression: '0 3 * * *',
       timezone: 'UTC',
@@ -91,6 +92,7 @@ describe('Job.create', () => {
   it('every setting given is kept', () => {
     const job = Job.create(
       newJob({
+        description: '  Backs up the database  ',
         timezone: 'Europe/Berlin',
         maxRetries: 3,
         timeoutSeconds: 120,
@@ -113,6 +115,7 @@ describe('Job.create', () => {
       concurrencyGroup: 'db',
       priority: -3,
       name: 'nightly backup',
+      description: 'Backs up the database',
       command: 'pg_dump orbit > /backups/orbit.sql',
       cronExpression: '0 3 * * *',
       timezone: 'Europe/Berlin',
