@@ -88,6 +88,7 @@ async function main(): Promise<void> {
       settings,
       main,
       url: database.url,
+      adminUrl: database.adminUrl,
       db,
       logDir,
       workDir: join(runDir, 'work'),

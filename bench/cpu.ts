@@ -4,7 +4,8 @@
  * processes' own time plus what they reaped: a PostgreSQL backend that exits, or a command that a
  * spawner reaps, is counted once, in the span it ran. Peers are measured the same way.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { basename } from 'node:path';
 import pg from 'pg';
 
 /** Clock ticks per second of /proc's times (USER_HZ, 100 on Linux). */
@@ -13,12 +14,20 @@ const TICKS_PER_SECOND = 100;
 interface ProcStat {
   pid: number;
   ppid: number;
-  /** The executable's name (`node`, `sh`, `postgres`). */
+  /** The executable's name (`node`, `sh`, `postgres`), from its path: Node 24 names its main thread `MainThread`, which is what `comm` says. */
   name: string;
   /** utime + stime, in ticks. */
   own: number;
   /** cutime + cstime: what its waited-for children spent, in ticks. */
   reaped: number;
+}
+
+function executable(pid: number): string | undefined {
+  try {
+    return basename(readlinkSync(`/proc/${pid}/exe`));
+  } catch {
+    return undefined; // a kernel thread, or it exited meanwhile
+  }
 }
 
 function stat(pid: number): ProcStat | null {
@@ -30,7 +39,7 @@ function stat(pid: number): ProcStat | null {
     return {
       pid,
       ppid: Number(fields[1]),
-      name: text.slice(text.indexOf('(') + 1, end),
+      name: executable(pid) ?? text.slice(text.indexOf('(') + 1, end),
       own: Number(fields[11]) + Number(fields[12]),
       reaped: Number(fields[13]) + Number(fields[14]),
     };

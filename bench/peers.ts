@@ -381,7 +381,7 @@ function versionOf(name: string): string {
 async function peerBurst(bench: Bench, peer: Peer): Promise<PeerBurst> {
   const { burst } = bench.settings;
   const worker = await startPeer(bench, peer, `peer-${peer.name}-burst`);
-  const producer = await peer.producer(bench.url);
+  const producer = await peer.producer(bench.adminUrl);
   try {
     await sleep(500); // as for Orbit: the worker's first polls and LISTEN settle
     const payloads = Array.from({ length: burst }, (_, n) => ({ tag: 'burst', n }));
@@ -415,7 +415,7 @@ async function peerBurst(bench: Bench, peer: Peer): Promise<PeerBurst> {
 /** Target 2's workload: a warm-up batch on the fresh worker (reported apart), then the measured one on the idle, warmed worker. */
 async function peerLatency(bench: Bench, peer: Peer): Promise<PeerLatency> {
   const worker = await startPeer(bench, peer, `peer-${peer.name}-latency`);
-  const producer = await peer.producer(bench.url);
+  const producer = await peer.producer(bench.adminUrl);
   try {
     await sleep(1000); // the worker's start-up work is over
     const cold = await spacedAdds(bench, peer, worker, producer, 'cold', LATENCY_WARM_UP_RUNS);
@@ -527,7 +527,12 @@ async function startPeer(bench: Bench, peer: Peer, name: string): Promise<PeerPr
   try {
     child = spawn(process.execPath, [peer.script], {
       cwd: bench.workDir,
-      env: { ...inherited, DATABASE_URL: bench.url, PEER_TASK: TASK, PEER_SETTINGS: JSON.stringify(peer.settings) },
+      env: {
+        ...inherited,
+        DATABASE_URL: bench.adminUrl,
+        PEER_TASK: TASK,
+        PEER_SETTINGS: JSON.stringify(peer.settings),
+      },
       stdio: ['ignore', fd, fd, 'ipc'],
     });
   } finally {

@@ -114,8 +114,10 @@ export interface Bench {
   settings: Settings;
   /** The run's copy of dist/src/main.js (see snapshotBuild). */
   main: string;
-  /** DATABASE_URL of the run's embedded PostgreSQL. */
+  /** DATABASE_URL of the run's embedded PostgreSQL, as Orbit's role. */
   url: string;
+  /** The same database as its superuser: the peers install their schemas with it, as a newcomer's superuser would. */
+  adminUrl: string;
   db: pg.Client;
   /** Where the Orbit processes' logs go (bench/results/logs, kept after the run). */
   logDir: string;
