@@ -166,7 +166,9 @@ export function jobsCases(h: Harness): void {
     it('jobs get shows every field, with no space at the end of a line', async () => {
       const result = await h.cli(['jobs', 'get', 'from-file']);
       expect(result.code).toBe(0);
-      expect(result.stdout).toMatch(/^id\s+[0-9a-f-]{36}\nname\s+from-file\ndescription\ncommand\s+echo from the file\n/);
+      expect(result.stdout).toMatch(
+        /^id\s+[0-9a-f-]{36}\nname\s+from-file\ndescription\ncommand\s+echo from the file\n/,
+      );
       expect(result.stdout).not.toMatch(/[ \t]$/m);
       const json = JSON.parse((await h.cli(['jobs', 'get', 'from-file', '--json'])).stdout) as Body;
       expect(json).toMatchObject({ name: 'from-file', maxRetries: 4, timeoutSeconds: 77 });
