@@ -305,7 +305,12 @@ describe('the dashboard in a real browser', () => {
     await page.getByRole('heading', { name: /Job bulk-a/ }).waitFor();
     await page.goBack();
     await page.waitForURL(/\/ui\/jobs\?enabled=false$/);
-    expect(await page.getByLabel('Show').inputValue()).toBe('false');
+    // the address changes before the list page renders again: wait for its filter, not the address
+    const show = page.getByLabel('Show');
+    await waitFor(
+      async () => ((await show.inputValue()) === 'false' ? true : undefined),
+      'the filter as the address says',
+    );
     await textOf(page.getByRole('table'), /bulk-a/);
   });
 
