@@ -14,10 +14,23 @@ import { useSession } from '../auth/session';
 import { JobInsights } from './job-insights';
 import { Schedule } from './jobs';
 import { JobChain } from './job-chain';
-import { otherSettingsOf } from './form/job-fields';
+import { settingsBesides, type FieldName } from './form/job-fields';
 import { RunWithParameters } from './run-with-parameters';
 
 const STATUSES: ExecutionStatus[] = ['QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
+
+/** The settings the Definition draws in its own way; every other one follows them where it differs from a new job's. */
+const DRAWN: ReadonlySet<FieldName> = new Set([
+  'name',
+  'command',
+  'cronExpression',
+  'noSchedule',
+  'timezone',
+  'maxRetries',
+  'timeoutSeconds',
+  'misfirePolicy',
+  'concurrencyPolicy',
+]);
 
 export function JobPage({ id, query }: { id: string; query: URLSearchParams }) {
   const session = useSession();
@@ -151,7 +164,7 @@ export function JobPage({ id, query }: { id: string; query: URLSearchParams }) {
           <dd>{j.misfirePolicy}</dd>
           <dt>Overlapping runs</dt>
           <dd>{j.concurrencyPolicy}</dd>
-          {otherSettingsOf(j).map(({ label, text }) => (
+          {settingsBesides(j, DRAWN).map(({ label, text }) => (
             <Fragment key={label}>
               <dt>{label}</dt>
               <dd class="setting">{text}</dd>

@@ -322,25 +322,12 @@ export type Values = Record<FieldName, string>;
 
 export const NEW_JOB = Object.fromEntries(JOB_FIELDS.map((field) => [field.name, field.initial])) as Values;
 
-/** The drawn settings of the job page's definition (the others show there only when they differ from a new job's). */
-const DRAWN_ON_JOB_PAGE: ReadonlySet<FieldName> = new Set([
-  'name',
-  'command',
-  'cronExpression',
-  'noSchedule',
-  'timezone',
-  'maxRetries',
-  'timeoutSeconds',
-  'misfirePolicy',
-  'concurrencyPolicy',
-]);
-
-/** The job's other settings, each with its label and its text, where it differs from a new job's. */
-export function otherSettingsOf(job: Job): { label: string; text: string }[] {
-  return JOB_FIELDS.filter((field) => !DRAWN_ON_JOB_PAGE.has(field.name))
-    .map((field) => ({ label: field.label, text: field.read(job), initial: field.initial }))
-    .filter(({ text, initial }) => text !== initial)
-    .map(({ label, text }) => ({ label, text }));
+/** The settings of a job but the ones named, each with its label and its text, where it differs from a new job's. */
+export function settingsBesides(job: Job, drawn: ReadonlySet<FieldName>): { label: string; text: string }[] {
+  return JOB_FIELDS.filter((field) => !drawn.has(field.name) && field.read(job) !== field.initial).map((field) => ({
+    label: field.label,
+    text: field.read(job),
+  }));
 }
 
 export function valuesOf(job: Job): Values {
