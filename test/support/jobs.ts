@@ -10,9 +10,12 @@ export const YEARLY = '0 0 1 1 *';
 
 export type JobFields = Partial<Schema<'CreateJobDto'>>;
 
+/** A unique name, a command and a yearly schedule: what every job of a test has unless it says otherwise. */
+const basics = () => ({ name: `job-${randomUUID()}`, command: 'echo hello', cronExpression: YEARLY });
+
 /** What POST /jobs is sent: a unique name, a command and a yearly schedule, with `fields` over them. */
 export function jobBody(fields: JobFields = {}): Schema<'CreateJobDto'> {
-  return { name: `job-${randomUUID()}`, command: 'echo hello', cronExpression: YEARLY, ...fields };
+  return { ...basics(), ...fields };
 }
 
 /** Creates a job through POST /jobs of `node` and answers it as the API does; a refusal fails the test with the answer. */
@@ -38,7 +41,5 @@ export function jobCreator(
  * command and a yearly schedule, with `fields` over them.
  */
 export function storedJob(node: TestApp, fields: Partial<NewJob> = {}): Promise<Job> {
-  return node.app
-    .get(JobsService)
-    .create({ name: `job-${randomUUID()}`, command: 'echo hello', cronExpression: YEARLY, ...fields });
+  return node.app.get(JobsService).create({ ...basics(), ...fields });
 }

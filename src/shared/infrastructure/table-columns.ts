@@ -97,6 +97,3 @@ export class TableColumns<R extends object> {
 
 /** The fields of a row type, as the registry names them. */
 export type Field<R> = Extract<keyof R, string>;
-
-/** The row type of a registry: what a SELECT of `select()` answers. */
-export type RowOf<T> = T extends TableColumns<infer R> ? R : never;
