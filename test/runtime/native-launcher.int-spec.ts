@@ -122,6 +122,9 @@ async function noneLeft(id: string): Promise<number[]> {
   return left;
 }
 
+// Switching users needs root; the suite runs as root (as CI does). Elsewhere this is expected to fail.
+const rootIt = process.getuid?.() === 0 ? it : it.failing;
+
 let launcher: Launcher;
 beforeEach(() => {
   launcher = new Launcher();
@@ -150,6 +153,34 @@ it("reports a command's process group, output and exit code, in the environment 
     stdout: 'out\n',
     stderr: 'err\n0\n',
     truncated: false,
+  });
+});
+
+rootIt(
+  "starts a command as the user it is given, in a session of its own, out of reach of the launcher's environment",
+  async () => {
+    launcher.run('user', 'id -u; id -g; id -G; ps -o sid=,pgid= -p $$; cat /proc/$PPID/environ', {
+      uid: 65534,
+      gid: 65534,
+      env: { PATH: '/usr/bin:/bin' },
+    });
+    const { pgid } = await launcher.next('started', 'user');
+    const exit = await launcher.next('exit', 'user');
+    expect(exit).toMatchObject({ code: 1, stderr: expect.stringContaining('Permission denied') });
+    expect((exit.stdout as string).split(/\s+/).filter(Boolean)).toEqual([
+      '65534',
+      '65534',
+      '65534',
+      `${pgid}`,
+      `${pgid}`,
+    ]);
+  },
+);
+
+it('refuses a uid or gid that is not one', async () => {
+  launcher.run('bad-user', 'true', { uid: -1, gid: 1.5 });
+  expect(await launcher.next('error', 'bad-user')).toMatchObject({
+    error: 'uid must be an integer from 0 to 4294967294; gid must be an integer from 0 to 4294967294',
   });
 });
 

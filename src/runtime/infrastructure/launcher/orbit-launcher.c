@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -303,6 +305,7 @@ typedef struct {
   char **env;
   size_t env_count;
   double timeout_ms, kill_grace_ms, output_limit;
+  double uid, gid;
   int has_timeout, has_grace, has_limit, has_uid, has_gid;
 } request;
 
@@ -357,7 +360,6 @@ static int parse_request(json_in *in, request *q, char **type) {
     char *k = json_string(in, NULL);
     if (!k || !json_expect(in, ':')) { free(k); return 0; }
     int ok;
-    double ignored;
     if (!strcmp(k, "type") && !*type) ok = (*type = json_string(in, NULL)) != NULL;
     else if (!strcmp(k, "id") && !q->id) ok = (q->id = json_string(in, NULL)) != NULL;
     else if (!strcmp(k, "command") && !q->command) ok = (q->command = json_string(in, NULL)) != NULL;
@@ -366,14 +368,68 @@ static int parse_request(json_in *in, request *q, char **type) {
     else if (!strcmp(k, "timeoutMs")) ok = set_number(in, &q->timeout_ms, &q->has_timeout);
     else if (!strcmp(k, "killGraceMs")) ok = set_number(in, &q->kill_grace_ms, &q->has_grace);
     else if (!strcmp(k, "outputLimitBytes")) ok = set_number(in, &q->output_limit, &q->has_limit);
-    else if (!strcmp(k, "uid")) ok = set_number(in, &ignored, &q->has_uid);
-    else if (!strcmp(k, "gid")) ok = set_number(in, &ignored, &q->has_gid);
+    else if (!strcmp(k, "uid")) ok = set_number(in, &q->uid, &q->has_uid);
+    else if (!strcmp(k, "gid")) ok = set_number(in, &q->gid, &q->has_gid);
     else ok = json_skip(in);
     free(k);
     if (!ok) return 0;
     if (json_peek(in, ',')) { in->p++; continue; }
     return json_expect(in, '}');
   }
+}
+
+static int valid_id(double v) { return v >= 0 && v <= 4294967294.0 && v == (double)(unsigned long long)v; }
+
+/*
+ * Starting a command as another user: posix_spawn cannot switch users, so this is what it does
+ * inside, by hand: a child that shares the launcher's memory (no page tables to copy) while the
+ * launcher waits until it has exec'd. The order is libuv's, so both launchers agree: the
+ * directory is entered as the launcher, then the groups, the gid and the uid are dropped.
+ */
+struct spawn_as {
+  const char *cwd;
+  char **argv, **envp;
+  int out, err;
+  int has_uid;
+  uid_t uid;
+  int has_gid;
+  gid_t gid;
+  volatile int error; /* set by the child when it cannot exec */
+};
+
+static int spawn_as_child(void *arg) {
+  struct spawn_as *a = arg;
+  struct sigaction dfl;
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; sig++) sigaction(sig, &dfl, NULL); /* some are not ours to set: EINVAL */
+  int null = open("/dev/null", O_RDONLY);
+  if (null < 0 || dup2(null, 0) < 0 || dup2(a->out, 1) < 0 || dup2(a->err, 2) < 0) goto fail;
+  if (setsid() < 0 || chdir(a->cwd) < 0) goto fail;
+  /* raw system calls: glibc's set*id would coordinate with threads this child does not have */
+  if (a->has_uid && syscall(SYS_setgroups, 0, NULL) < 0 && errno != EPERM) goto fail;
+  if (a->has_gid && syscall(SYS_setresgid, a->gid, a->gid, a->gid) < 0) goto fail;
+  if (a->has_uid && syscall(SYS_setresuid, a->uid, a->uid, a->uid) < 0) goto fail;
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  execve("/bin/sh", a->argv, a->envp);
+fail:
+  a->error = errno ? errno : EINVAL;
+  _exit(127);
+}
+
+static int spawn_as(pid_t *pid, struct spawn_as *a) {
+  static char stack[64 * 1024] __attribute__((aligned(16)));
+  sigset_t all, old;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, &old); /* no handler of the launcher's may run on the child's side */
+  pid_t child = clone(spawn_as_child, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, a);
+  int err = child < 0 ? errno : a->error;
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  if (child > 0 && err) waitpid(child, NULL, 0);
+  if (!err) *pid = child;
+  return err;
 }
 
 static run *find_run(const char *id) {
@@ -390,7 +446,8 @@ static void start(request *q) {
   if (!q->has_grace || q->kill_grace_ms < 0) strcat(problem, "killGraceMs must be a number >= 0; ");
   if (!q->has_limit || q->output_limit < 1 || q->output_limit > 1024.0 * 1024 * 1024)
     strcat(problem, "outputLimitBytes must be a number from 1 to 1 GiB; ");
-  if (q->has_uid || q->has_gid) strcat(problem, "uid/gid switching is not supported by this launcher yet; ");
+  if (q->has_uid && !valid_id(q->uid)) strcat(problem, "uid must be an integer from 0 to 4294967294; ");
+  if (q->has_gid && !valid_id(q->gid)) strcat(problem, "gid must be an integer from 0 to 4294967294; ");
   if (q->command && strlen(q->command) == 0) strcat(problem, "command is empty; ");
   if (find_run(q->id)) strcat(problem, "a run with this id is still running; ");
   if (problem[0]) {
@@ -429,13 +486,19 @@ static void start(request *q) {
     sigfillset(&all);
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setsigdefault(&attr, &all); /* the launcher's ignored signals are not the command's */
-    posix_spawnattr_setpgroup(&attr, 0);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
                                         POSIX_SPAWN_USEVFORK);
     char *argv[] = {"/bin/sh", "-c", q->command, NULL};
     char *empty[] = {NULL};
-    pid_t pid;
-    err = posix_spawn(&pid, "/bin/sh", &fa, &attr, argv, q->env ? q->env : empty);
+    char **envp = q->env ? q->env : empty;
+    pid_t pid = 0;
+    if (q->has_uid || q->has_gid) {
+      struct spawn_as as = {q->cwd, argv, envp, p[0][1], p[1][1], q->has_uid, (uid_t)q->uid, q->has_gid,
+                            (gid_t)q->gid, 0};
+      err = spawn_as(&pid, &as);
+    } else {
+      err = posix_spawn(&pid, "/bin/sh", &fa, &attr, argv, envp);
+    }
     if (!err) r->pid = pid;
   }
   posix_spawn_file_actions_destroy(&fa);
@@ -444,7 +507,9 @@ static void start(request *q) {
   if (err) {
     for (int i = 0; i < 2; i++) if (p[i][0] >= 0) close(p[i][0]);
     char message[128];
-    snprintf(message, sizeof message, "spawn /bin/sh %s", errno_name(err));
+    /* Node emits these as the child's 'error' and throws the others, worded without the file */
+    int emitted = err == EACCES || err == EAGAIN || err == EMFILE || err == ENFILE || err == ENOENT;
+    snprintf(message, sizeof message, emitted ? "spawn /bin/sh %s" : "spawn %s", errno_name(err));
     finish(r, message);
     return;
   }
