@@ -204,11 +204,31 @@ static int is_run_leader(pid_t pid) {
 }
 
 /*
+ * Whether the launcher has a child that is not a running command's shell: one read, so the
+ * scan of /proc below costs nothing to the commands that leave nothing behind.
+ */
+static int has_adopted(void) {
+  char path[64], buf[4096];
+  snprintf(path, sizeof path, "/proc/%d/task/%d/children", self, self);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 1; /* a kernel without the file: scan */
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n < 0 || n == (ssize_t)sizeof buf - 1) return 1;
+  buf[n] = 0;
+  char *p = buf, *end;
+  for (long pid; (pid = strtol(p, &end, 10)) > 0; p = end)
+    if (!is_run_leader((pid_t)pid)) return 1;
+  return 0;
+}
+
+/*
  * SIGKILLs the processes adopted from the run `id` (all adopted ones when id is NULL), and
  * everything below them. Adopted ones that name no live run are killed once no run is live.
  * Returns how many it signalled.
  */
 static int kill_adopted(const char *id) {
+  if (!has_adopted()) return 0;
   int live = 0;
   for (run *r = runs; r; r = r->next) live += !r->finished;
   size_t cap = 256, count = 0;
