@@ -346,7 +346,7 @@ static int parse_env(json_in *in, request *q) {
     if (!k) return 0;
     if (!json_expect(in, ':')) { free(k); return 0; }
     char *v = json_string(in, &vlen);
-    if (!v) { free(k); if (!in->error || 1) in->error = "env values must be strings"; return 0; }
+    if (!v) { free(k); in->error = "env values must be strings"; return 0; }
     int bad = klen == 0 || strlen(k) != klen || strchr(k, '=') || strlen(v) != vlen;
     char *entry = bad ? NULL : malloc(klen + vlen + 2);
     char **grown = entry ? realloc(q->env, (q->env_count + 2) * sizeof *q->env) : NULL;
