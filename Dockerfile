@@ -10,6 +10,9 @@ WORKDIR /app
 
 FROM base AS build
 COPY package.json package-lock.json ./
+# the install script builds the native launcher from these (it says so in one line where no compiler is found)
+COPY scripts ./scripts
+COPY src/runtime/infrastructure/launcher ./src/runtime/infrastructure/launcher
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -24,6 +27,9 @@ ENV NODE_ENV=production \
     ORBIT_DATA_DIR=/var/lib/orbit \
     ORBIT_COMMAND_USER=orbit-command
 COPY package.json package-lock.json ./
+# the install script builds the native launcher from these (it says so in one line where no compiler is found)
+COPY scripts ./scripts
+COPY src/runtime/infrastructure/launcher ./src/runtime/infrastructure/launcher
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 # Orbit runs as root only to start each command as orbit-command, a user of its own that can
