@@ -60,6 +60,11 @@ export class OrbitConfig {
    * asked for). Otherwise unset: commands run as Orbit's own user.
    */
   commandUser!: string | undefined;
+  /**
+   * What starts commands (ORBIT_LAUNCHER): `native`, the launcher built at install; `node`, the
+   * Node spawner; `auto` (the default), the native one when it was built.
+   */
+  launcher!: LauncherChoice;
   /** Finished executions older than this many days may be pruned... */
   retentionDays!: number;
   /** ...beyond the newest this many of each job, which are always kept. */
@@ -96,6 +101,9 @@ type Env = Record<string, string | undefined>;
  */
 export const SECRET_SETTINGS = ['DATABASE_URL', 'ORBIT_ADMIN_TOKEN', 'ORBIT_SMTP_URL'] as const;
 type SecretSetting = (typeof SECRET_SETTINGS)[number];
+
+export const LAUNCHER_CHOICES = ['auto', 'native', 'node'] as const;
+export type LauncherChoice = (typeof LAUNCHER_CHOICES)[number];
 
 /** Who commands run as when Orbit runs as root and ORBIT_COMMAND_USER is unset. */
 export const DEFAULT_COMMAND_USER = 'nobody';
@@ -136,6 +144,13 @@ export function loadConfig(
     if (raw === undefined || raw === '') return fallback;
     if (raw === 'true' || raw === 'false') return raw === 'true';
     problems.push(`${name} must be true or false, got '${env[name]}'`);
+    return fallback;
+  };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const raw = env[name]?.trim().toLowerCase();
+    if (raw === undefined || raw === '') return fallback;
+    if ((allowed as readonly string[]).includes(raw)) return raw as T;
+    problems.push(`${name} must be one of ${allowed.join(', ')}, got '${env[name]}'`);
     return fallback;
   };
   const url = (name: string, schemes: string[], given = env[name]): string | undefined => {
@@ -195,6 +210,7 @@ export function loadConfig(
       .map((origin) => origin.trim())
       .filter(Boolean),
     commandUser: commandUser(env, uid, problems, warnings),
+    launcher: oneOf('ORBIT_LAUNCHER', LAUNCHER_CHOICES, 'auto'),
     retentionDays: int('ORBIT_RETENTION_DAYS', 30, 1, 36_500),
     retentionKeepPerJob: int('ORBIT_RETENTION_KEEP_PER_JOB', 100, 0, 1_000_000),
     retentionBatchSize: int('ORBIT_RETENTION_BATCH_SIZE', 500, 1, 100_000),

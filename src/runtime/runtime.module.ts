@@ -12,7 +12,7 @@ import { RetentionService } from './application/retention.service.js';
 import { SchedulerService } from './application/scheduler.service.js';
 import { WorkerService } from './application/worker.service.js';
 import { PgNotificationListener } from './infrastructure/pg-notification-listener.js';
-import { SpawnerCommandRunner } from './infrastructure/spawner-command-runner.js';
+import { LauncherCommandRunner } from './infrastructure/launcher-command-runner.js';
 
 /** Scheduler, worker, lease reaper, placement and retention sweeps, the late and long-running watch and the chains consumer (the roles that load it: background-work.ts). */
 @Module({
@@ -27,7 +27,7 @@ import { SpawnerCommandRunner } from './infrastructure/spawner-command-runner.js
     PgNotificationListener,
     ChainConsumer,
     ChainLoop,
-    { provide: CommandRunner, useClass: SpawnerCommandRunner },
+    { provide: CommandRunner, useClass: LauncherCommandRunner },
   ],
   exports: [
     SchedulerService,

@@ -26,8 +26,13 @@ export interface CommandOutcome {
   output: ExecutionOutput;
 }
 
+/** What starts the commands: the native launcher built at install, or the Node spawner. */
+export type LauncherKind = 'native' | 'node';
+
 /** Runs shell commands as real processes, each in its own process group. */
 export abstract class CommandRunner {
+  /** Which launcher starts the commands, known once prepared. */
+  abstract readonly launcherKind: LauncherKind;
   /** Makes the working directory ready for the commands (and for the user they run as). */
   abstract prepare(workDir: string): Promise<void>;
   /** Resolves when the command (and its process group) is done; `onOutput` gets bounded snapshots meanwhile. */

@@ -19,6 +19,9 @@
 const { spawn } = require('node:child_process');
 
 const FLUSH_MS = 500;
+
+// a name of its own, not `node`: a `pkill node` that kills its worker leaves it alive to kill the commands
+process.title = 'orbit-spawner';
 const runs = new Map();
 
 process.on('SIGINT', () => undefined);

@@ -1,13 +1,13 @@
-import { ChildProcess, execFileSync, fork, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigError, DEFAULT_COMMAND_USER, OrbitConfig } from '../../config/orbit-config.js';
 import type { ExecutionOutput } from '../../executions/application/execution-output.repository.js';
-import { CommandOutcome, CommandRequest, CommandRunner } from '../application/command-runner.js';
+import { CommandOutcome, CommandRequest, CommandRunner, LauncherKind } from '../application/command-runner.js';
+import { chooseLauncher, LauncherChannel, startLauncher } from './launchers.js';
 import { groupsByEnvironment, groupsGone, signalGroup } from './process-groups.js';
 
-type SpawnerMessage =
+type LauncherMessage =
   | { type: 'started'; id: string; pgid: number }
   | ({ type: 'output'; id: string } & ExecutionOutput)
   | ({
@@ -18,43 +18,37 @@ type SpawnerMessage =
       error: string | null;
       timedOut: boolean;
       killed: boolean;
-    } & ExecutionOutput);
+    } & ExecutionOutput)
+  | { type: 'error'; id: string | null; error: string };
 
 interface Pending {
   onOutput: (output: ExecutionOutput) => void;
   resolve: (outcome: CommandOutcome) => void;
-  /** The spawner its run message went to, once sent. */
-  spawner?: ChildProcess;
-  /** The command's process group, once the spawner reported it. */
+  /** The launcher its run message went to, once sent. */
+  launcher?: LauncherChannel;
+  /** The command's process group, once the launcher reported it. */
   pgid?: number;
   output: ExecutionOutput;
 }
 
 const NO_OUTPUT: ExecutionOutput = { stdout: '', stderr: '', truncated: false };
-const SPAWNER_EXITED = 'the command spawner exited';
-
-const SPAWNER = fileURLToPath(new URL('./spawner.cjs', import.meta.url));
-/**
- * The spawner only relays: V8's background threads (concurrent compilation and GC) buy it
- * nothing, and without them each spawn costs it about 1 ms less CPU (6.3 → 5.2 ms per
- * `/bin/sh -c true` at concurrency 8 on two cores, measured with /proc), which is a tenth
- * more commands per second.
- */
-const SPAWNER_NODE_FLAGS = ['--single-threaded'];
+const LAUNCHER_EXITED = 'the command launcher exited';
 
 /**
- * Starts commands through a small dedicated child process (spawner.cjs): forking from it is
- * cheaper than from this large process, and when this process dies the spawner kills the
- * commands it started. When the spawner dies instead, this process kills their process groups
- * and answers their runs as lost only once the groups are gone, so no retry overlaps them; a
- * new spawner serves the commands that come after.
+ * Starts commands through a small dedicated process (the native launcher, or the Node spawner
+ * where none was built; see `launchers.ts`): starting them from it is cheaper than from this
+ * large process, and when this process dies the launcher kills the commands it started. When the
+ * launcher dies instead, this process kills their process groups (and whatever of them left
+ * its group) and answers their runs as lost only once they are gone, so no retry overlaps them;
+ * a new launcher serves the commands that come after.
  */
 @Injectable()
-export class SpawnerCommandRunner extends CommandRunner {
-  private readonly logger = new Logger(SpawnerCommandRunner.name);
-  private spawner: ChildProcess | undefined;
+export class LauncherCommandRunner extends CommandRunner {
+  private readonly logger = new Logger(LauncherCommandRunner.name);
+  private launcher: LauncherChannel | undefined;
+  private kind: LauncherKind = 'node';
   private readonly pending = new Map<string, Pending>();
-  /** Messages for the spawner, sent together at the end of this event-loop turn. */
+  /** Messages for the launcher, sent together at the end of this event-loop turn. */
   private outbox: { type: string; id: string }[] = [];
   private identity: RunAs | undefined;
 
@@ -62,7 +56,13 @@ export class SpawnerCommandRunner extends CommandRunner {
     super();
   }
 
+  get launcherKind(): LauncherKind {
+    return this.kind;
+  }
+
   prepare(workDir: string): Promise<void> {
+    this.kind = chooseLauncher(this.config.launcher);
+    this.logger.log(`Commands start through the ${this.kind === 'native' ? 'native launcher' : 'Node spawner'}`);
     mkdirSync(workDir, { recursive: true });
     const user = this.config.commandUser;
     if (user === undefined) return Promise.resolve();
@@ -116,62 +116,60 @@ export class SpawnerCommandRunner extends CommandRunner {
         const messages = this.outbox;
         this.outbox = [];
         if (messages.length === 0) return;
-        const spawner = this.ensureSpawner();
+        const launcher = this.ensureLauncher();
         for (const { id } of messages) {
           const pending = this.pending.get(id);
-          if (pending) pending.spawner ??= spawner;
+          if (pending) pending.launcher ??= launcher;
         }
-        spawner.send(messages);
+        launcher.send(messages);
       });
     }
     this.outbox.push(message);
   }
 
   async close(): Promise<void> {
-    const spawner = this.spawner;
-    if (!spawner) return;
-    this.spawner = undefined;
-    const exited = new Promise((resolve) => spawner.once('exit', resolve));
-    spawner.disconnect();
+    const launcher = this.launcher;
+    if (!launcher) return;
+    this.launcher = undefined;
+    const exited = new Promise((resolve) => launcher.process.once('exit', resolve));
+    launcher.end();
     await exited;
   }
 
-  private ensureSpawner(): ChildProcess {
-    if (this.spawner?.connected) return this.spawner;
-    // a group of its own: a SIGKILL of this process's whole group leaves it alive to kill the commands;
-    // an empty environment: the commands get theirs with each run, and must find none of Orbit's in /proc
-    const spawner = fork(SPAWNER, [], {
-      execArgv: SPAWNER_NODE_FLAGS,
-      env: {},
-      detached: true,
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  private ensureLauncher(): LauncherChannel {
+    if (this.launcher?.open) return this.launcher;
+    const launcher = startLauncher(this.kind, (messages) => {
+      for (const message of messages as LauncherMessage[]) this.receive(message);
     });
-    spawner.on('message', (messages: SpawnerMessage[]) => {
-      for (const message of messages) this.receive(message);
-    });
-    spawner.once('exit', (code, signal) => {
-      if (this.spawner === spawner) {
-        this.spawner = undefined;
-        this.logger.error(`The command spawner exited (code ${code}, signal ${signal}): killing its commands`);
+    launcher.process.once('exit', (code, signal) => {
+      if (this.launcher === launcher) {
+        this.launcher = undefined;
+        this.logger.error(`The command launcher exited (code ${code}, signal ${signal}): killing its commands`);
       }
-      void this.killOrphans(spawner);
+      void this.killOrphans(launcher);
     });
-    this.spawner = spawner;
-    return spawner;
+    this.launcher = launcher;
+    return launcher;
   }
 
   /**
-   * The commands of a spawner that died run on with nobody to account for them: kill their
-   * groups (found by environment for a command whose group was never reported), and answer
+   * The commands of a launcher that died run on with nobody to account for them: kill their
+   * groups, and the groups of every process whose environment names one of their runs (a
+   * command whose group was never reported, a descendant that left its group), and answer
    * their runs as lost once nothing of them runs any more.
    */
-  private async killOrphans(spawner: ChildProcess): Promise<void> {
-    const orphans = [...this.pending].filter(([, pending]) => pending.spawner === spawner);
+  private async killOrphans(launcher: LauncherChannel): Promise<void> {
+    const orphans = [...this.pending].filter(([, pending]) => pending.launcher === launcher);
     for (const [id] of orphans) this.pending.delete(id);
-    const unreported = orphans.filter(([, pending]) => pending.pgid === undefined).map(([id]) => id);
+    if (orphans.length === 0) return;
     const groups = [
-      ...orphans.flatMap(([, pending]) => (pending.pgid === undefined ? [] : [pending.pgid])),
-      ...groupsByEnvironment('ORBIT_EXECUTION_ID', unreported),
+      ...new Set([
+        ...orphans.flatMap(([, pending]) => (pending.pgid === undefined ? [] : [pending.pgid])),
+        ...groupsByEnvironment(
+          'ORBIT_EXECUTION_ID',
+          orphans.map(([id]) => id),
+        ),
+      ]),
     ];
     for (const pgid of groups) signalGroup(pgid, 'SIGKILL');
     await groupsGone(groups, (running) =>
@@ -182,7 +180,7 @@ export class SpawnerCommandRunner extends CommandRunner {
         code: null,
         signal: null,
         error: null,
-        lost: SPAWNER_EXITED,
+        lost: LAUNCHER_EXITED,
         timedOut: false,
         killed: true,
         output: pending.output,
@@ -190,10 +188,27 @@ export class SpawnerCommandRunner extends CommandRunner {
     }
   }
 
-  private receive(message: SpawnerMessage): void {
-    const pending = this.pending.get(message.id);
-    if (!pending) return;
-    if (message.type === 'started') {
+  private receive(message: LauncherMessage): void {
+    const pending = message.id === null ? undefined : this.pending.get(message.id);
+    // an error about a run that started (or about no run) leaves the run to its own answers
+    if (!pending || (message.type === 'error' && pending.pgid !== undefined)) {
+      if (message.type === 'error') this.logger.error(`The command launcher refused a request: ${message.error}`);
+      return;
+    }
+    if (message.type === 'error') {
+      // a run it refused never started: answered as a start that failed
+      this.pending.delete(message.id as string);
+      const error = `the command launcher refused the run: ${message.error}`;
+      pending.resolve({
+        code: null,
+        signal: null,
+        error,
+        lost: null,
+        timedOut: false,
+        killed: false,
+        output: NO_OUTPUT,
+      });
+    } else if (message.type === 'started') {
       pending.pgid = message.pgid;
     } else if (message.type === 'output') {
       pending.output = { stdout: message.stdout, stderr: message.stderr, truncated: message.truncated };
