@@ -9,8 +9,10 @@ RUN npm install -g npm@11.19.1 --no-audit --no-fund && npm cache clean --force
 WORKDIR /app
 
 FROM base AS build
+# the C compiler for the native launcher, which the runtime stage takes built in dist/native
+RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-# the install script builds the native launcher from these (it says so in one line where no compiler is found)
+# the install script builds the native launcher from these
 COPY scripts ./scripts
 COPY src/runtime/infrastructure/launcher ./src/runtime/infrastructure/launcher
 RUN npm ci --no-audit --no-fund
@@ -27,7 +29,8 @@ ENV NODE_ENV=production \
     ORBIT_DATA_DIR=/var/lib/orbit \
     ORBIT_COMMAND_USER=orbit-command
 COPY package.json package-lock.json ./
-# the install script builds the native launcher from these (it says so in one line where no compiler is found)
+# the install script runs here too; with no compiler in this stage it says so, and the launcher
+# built in the build stage comes with dist/native below
 COPY scripts ./scripts
 COPY src/runtime/infrastructure/launcher ./src/runtime/infrastructure/launcher
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force

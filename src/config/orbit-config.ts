@@ -215,7 +215,7 @@ export function loadConfig(
     retentionKeepPerJob: int('ORBIT_RETENTION_KEEP_PER_JOB', 100, 0, 1_000_000),
     retentionBatchSize: int('ORBIT_RETENTION_BATCH_SIZE', 500, 1, 100_000),
     retentionIntervalSeconds: int('ORBIT_RETENTION_INTERVAL_SECONDS', 600, 1, 86_400),
-    logLevel: (env.LOG_LEVEL?.trim().toLowerCase() || 'info') as LogLevel,
+    logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     smtpUrl: url('ORBIT_SMTP_URL', ['smtp:', 'smtps:'], secrets.ORBIT_SMTP_URL),
     smtpFrom: env.ORBIT_SMTP_FROM?.trim() || 'orbit@localhost',
     alertRetryHours: int('ORBIT_ALERT_RETRY_HOURS', 24, 0, 720),
@@ -230,9 +230,6 @@ export function loadConfig(
   ).replace(/\/+$/, '');
   if (!/^[^\s@<>]+@[^\s@<>]+$/.test(config.smtpFrom)) {
     problems.push(`ORBIT_SMTP_FROM must be an email address, got '${config.smtpFrom}'`);
-  }
-  if (!LOG_LEVELS.includes(config.logLevel)) {
-    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${env.LOG_LEVEL}'`);
   }
   if (config.adminToken !== undefined && config.adminToken.length < 24) {
     problems.push('ORBIT_ADMIN_TOKEN must be at least 24 characters (use a long random secret)');

@@ -37,9 +37,9 @@ export function chooseLauncher(choice: LauncherChoice, binary = NATIVE_LAUNCHER)
   const built = existsSync(binary);
   if (choice === 'native' && !built) {
     throw new ConfigError(
-      `ORBIT_LAUNCHER=native, but there is no native launcher at ${binary}: it is built by \`npm install\` ` +
-        'with the system C compiler (cc), which said why it could not in one line. Install a compiler ' +
-        '(apt-get install gcc) and run `npm rebuild orbit` or `npm install` again, or set ORBIT_LAUNCHER=auto or node',
+      `ORBIT_LAUNCHER=native, but there is no native launcher at ${binary}: \`npm install\` builds it with ` +
+        "the system's C compiler (cc) and says in one line why it could not. Install a compiler (apt-get install " +
+        'gcc) and run `node scripts/build-launcher.mjs` (or `npm install`) again, or set ORBIT_LAUNCHER=auto or node',
     );
   }
   return choice === 'node' || !built ? 'node' : 'native';
