@@ -65,8 +65,8 @@ async function main(): Promise<void> {
   const logDir = join(ROOT, 'bench/results/logs');
   rmSync(logDir, { recursive: true, force: true });
   mkdirSync(logDir, { recursive: true });
+  const { main, launcher } = snapshotBuild(runDir);
   mkdirSync(join(runDir, 'work'), { recursive: true });
-  const main = snapshotBuild(runDir);
   const config = loadConfig({ ORBIT_DATA_DIR: join(runDir, 'data'), ORBIT_PG_PORT: String(await freePort()) }, []);
   const database = await startDatabase(config, (line) => log(line));
   // the bench's own probes need the superuser (session_replication_role); the Orbit nodes use database.url
@@ -87,6 +87,8 @@ async function main(): Promise<void> {
     const bench: Bench = {
       settings,
       main,
+      launcher,
+      runDir,
       url: database.url,
       adminUrl: database.adminUrl,
       db,
@@ -96,6 +98,7 @@ async function main(): Promise<void> {
       executionsRun: 0,
       workersStarted: 0,
       burstRates: {},
+      c8Bursts: {},
     };
     const environment = await describeEnvironment(db);
     log(

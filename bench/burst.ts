@@ -1,13 +1,16 @@
 /**
  * Targets 1 and 2: how fast real worker processes drain a burst of `true`, beside a bare Node
- * process spawning the same commands in the same run; and how soon an idle worker starts a
- * manual run.
+ * process spawning the same commands in the same run, with the native launcher and, at
+ * concurrency 8, with the Node spawner too; and how soon an idle worker starts a manual run.
  */
+import type { LauncherKind } from '../src/runtime/application/command-runner.js';
 import { combined, CpuSample, describeCpu, perExecution, postgresTree, workerTree } from './cpu.js';
+import { reportSpawnCost } from './spawn-cost.js';
 import { describeWal, walPosition, walSince, WalPerExecution } from './wal.js';
 import {
   bareNode,
   Bench,
+  C8Burst,
   clearExecutions,
   createJob,
   deleteJobs,
@@ -19,16 +22,14 @@ import {
   ms,
   perSecond,
   ratio,
-  shellSpawn,
   sleep,
-  SpawnReference,
   startOrbit,
   unfinished,
   until,
   verdict,
 } from './support.js';
 
-/** The Orbit rate at these concurrencies is at least this share of bare Node's. */
+/** The Orbit rate with the native launcher at these concurrencies is at least this share of bare Node's. */
 const BURST_TARGET_RATIO: Record<string, number> = { burst_c8: 0.75, burst_c32: 0.9 };
 
 export interface BurstResult {
@@ -36,14 +37,14 @@ export interface BurstResult {
   seconds: number;
   succeeded: number;
   failed: number;
-  /** CPU ms per execution: the worker processes, their spawners, PostgreSQL, the commands. */
+  /** CPU ms per execution: the worker processes, their launchers, PostgreSQL, the commands. */
   cpuMs: CpuSample;
   /** What PostgreSQL wrote per execution, its queueing included (wal.ts). */
   wal: WalPerExecution;
 }
 
-/** How cpu.ts's parts are called for Orbit. */
-export const ORBIT_CPU_PARTS = { helpers: 'spawner' };
+/** What the table calls each launcher. */
+export const LAUNCHER_NAMES: Record<LauncherKind, string> = { native: 'native launcher', node: 'Node spawner' };
 
 interface Variant {
   label: string;
@@ -52,13 +53,21 @@ interface Variant {
   workers: number[];
   /** The bare-Node concurrency it is compared with (the sum of the workers'). */
   reference: number;
+  /** The launchers its workers run with, one burst each, beside the same bare-Node reference. */
+  launchers: LauncherKind[];
 }
 
 const VARIANTS: Variant[] = [
-  { label: '1 worker, concurrency 1', key: 'burst_c1', workers: [1], reference: 1 },
-  { label: '1 worker, concurrency 8', key: 'burst_c8', workers: [8], reference: 8 },
-  { label: '1 worker, concurrency 32', key: 'burst_c32', workers: [32], reference: 32 },
-  { label: '2 workers, concurrency 8 each', key: 'burst_2x_c8', workers: [8, 8], reference: 16 },
+  { label: '1 worker, concurrency 1', key: 'burst_c1', workers: [1], reference: 1, launchers: ['native'] },
+  { label: '1 worker, concurrency 8', key: 'burst_c8', workers: [8], reference: 8, launchers: ['native', 'node'] },
+  { label: '1 worker, concurrency 32', key: 'burst_c32', workers: [32], reference: 32, launchers: ['native'] },
+  {
+    label: '2 workers, concurrency 8 each',
+    key: 'burst_2x_c8',
+    workers: [8, 8],
+    reference: 16,
+    launchers: ['native'],
+  },
 ];
 
 const PREFIX = 'bench-burst';
@@ -72,49 +81,56 @@ export async function runBurst(bench: Bench): Promise<void> {
       log(`burst: bare Node, ${burst} × /bin/sh -c true at concurrency ${variant.reference}`);
       const bare = await bareNode(burst, variant.reference);
       const reference = bare.perSecond;
-      log(`burst: bare Node ${perSecond(reference)}; now Orbit, ${variant.label}`);
-      const result = await burstOnce(bench, jobId, variant.workers);
-      log(`burst: Orbit ${perSecond(result.perSecond)} (${result.seconds.toFixed(1)} s, ${result.failed} failed)`);
-      log(`burst: CPU per execution, Orbit ${describeCpu(result.cpuMs, ORBIT_CPU_PARTS)}; ${describeWal(result.wal)}`);
-      const share = result.perSecond / reference;
-      const target = BURST_TARGET_RATIO[variant.key];
-      bench.report.figure(variant.key, {
-        workers: variant.workers,
-        executions: burst,
-        orbitPerSecond: result.perSecond,
-        orbitSeconds: result.seconds,
-        succeeded: result.succeeded,
-        failed: result.failed,
-        bareNodePerSecond: reference,
-        bareNodeConcurrency: variant.reference,
-        cpuMsPerExecution: { orbit: result.cpuMs, bareNode: bare.cpuMs },
-        walPerExecution: result.wal,
-        ratio: share,
-        ...(target ? { target: `>= ${target}`, met: share >= target } : {}),
-      });
-      if (variant.workers.length === 1 && variant.workers[0] === 8) {
-        bench.burstRates = { orbitC8: result.perSecond, bareC8: reference };
-        bench.burstCpuMs = result.cpuMs;
-        bench.burstWal = result.wal;
-        await reportSpawnCost(bench, result.cpuMs, bare, variant.reference);
+      log(`burst: bare Node ${perSecond(reference)}`);
+      const results: Partial<Record<LauncherKind, C8Burst>> = {};
+      for (const launcher of variant.launchers) {
+        const name = LAUNCHER_NAMES[launcher];
+        log(`burst: Orbit, ${variant.label}, ${name}`);
+        const result = await burstOnce(bench, jobId, variant.workers, { launcher });
+        results[launcher] = result;
+        log(`burst: Orbit ${perSecond(result.perSecond)} (${result.seconds.toFixed(1)} s, ${result.failed} failed)`);
+        log(`burst: CPU per execution, Orbit ${describeCpu(result.cpuMs)}; ${describeWal(result.wal)}`);
+        const share = result.perSecond / reference;
+        // the targets are the native launcher's; the Node spawner's figures are reported beside them
+        const target = launcher === 'native' ? BURST_TARGET_RATIO[variant.key] : undefined;
+        bench.report.figure(launcher === 'native' ? variant.key : `${variant.key}_${launcher}`, {
+          launcher,
+          workers: variant.workers,
+          executions: burst,
+          orbitPerSecond: result.perSecond,
+          orbitSeconds: result.seconds,
+          succeeded: result.succeeded,
+          failed: result.failed,
+          bareNodePerSecond: reference,
+          bareNodeConcurrency: variant.reference,
+          cpuMsPerExecution: { orbit: result.cpuMs, bareNode: bare.cpuMs },
+          walPerExecution: result.wal,
+          ratio: share,
+          ...(target ? { target: `>= ${target}`, met: share >= target } : {}),
+        });
+        bench.report.add({
+          scenario: 'burst',
+          measure: `${burst} × \`true\`, ${variant.label}, ${name}`,
+          figure: perSecond(result.perSecond) + (result.failed > 0 ? ` (${result.failed} FAILED)` : ''),
+          target: target
+            ? `≥ ${target} × bare Node c${variant.reference} (${perSecond(reference)})`
+            : `report; bare Node c${variant.reference} ${perSecond(reference)}`,
+          ratio: ratio(share),
+          verdict: target ? verdict(share >= target && result.failed === 0) : 'info',
+        });
+        bench.report.add({
+          scenario: 'burst',
+          measure: `… CPU per execution, ${variant.label}, ${name}`,
+          figure: `${describeCpu(result.cpuMs)}; ${describeWal(result.wal)}`,
+          target: `report; bare Node c${variant.reference}: node ${bare.cpuMs.worker.toFixed(2)} ms (commands ${bare.cpuMs.commands.toFixed(2)} ms)`,
+          verdict: 'info',
+        });
       }
-      bench.report.add({
-        scenario: 'burst',
-        measure: `${burst} × \`true\`, ${variant.label}`,
-        figure: perSecond(result.perSecond) + (result.failed > 0 ? ` (${result.failed} FAILED)` : ''),
-        target: target
-          ? `≥ ${target} × bare Node c${variant.reference} (${perSecond(reference)})`
-          : `report; bare Node c${variant.reference} ${perSecond(reference)}`,
-        ratio: ratio(share),
-        verdict: target ? verdict(share >= target && result.failed === 0) : 'info',
-      });
-      bench.report.add({
-        scenario: 'burst',
-        measure: `… CPU per execution, ${variant.label}`,
-        figure: `${describeCpu(result.cpuMs, ORBIT_CPU_PARTS)}; ${describeWal(result.wal)}`,
-        target: `report; bare Node c${variant.reference}: node ${bare.cpuMs.worker.toFixed(2)} ms (commands ${bare.cpuMs.commands.toFixed(2)} ms)`,
-        verdict: 'info',
-      });
+      if (variant.key === 'burst_c8') {
+        bench.burstRates = { orbitC8: results.native!.perSecond, bareC8: reference };
+        bench.c8Bursts = results;
+        await reportSpawnCost(bench, { native: results.native!, node: results.node! }, bare, variant.reference);
+      }
     }
   } finally {
     await clearExecutions(bench.db);
@@ -123,51 +139,26 @@ export async function runBurst(bench: Bench): Promise<void> {
 }
 
 /**
- * What starting a command costs the process that starts it, beside Orbit's spawner: a bare Node
- * process starting them as the spawner does (own group, output piped) and without pipes, and the
- * system shell, whose fork copies the page tables of about a megabyte rather than a Node heap's.
- */
-async function reportSpawnCost(
-  bench: Bench,
-  orbit: CpuSample,
-  bare: SpawnReference,
-  concurrency: number,
-): Promise<void> {
-  const { burst } = bench.settings;
-  log(`burst: what a start costs its starter, ${burst} × /bin/sh -c true at concurrency ${concurrency}`);
-  const piped = await bareNode(burst, concurrency, true);
-  const shell = await shellSpawn(burst, concurrency);
-  const spawner = orbit.helpers ?? 0;
-  bench.report.figure('spawn_cost_c8', {
-    cpuMsPerCommand: { orbitSpawner: spawner, bareNodePiped: piped.cpuMs, bareNode: bare.cpuMs, shell: shell.cpuMs },
-    perSecond: { bareNodePiped: piped.perSecond, bareNode: bare.perSecond, shell: shell.perSecond },
-  });
-  const own = (sample: SpawnReference) => `${sample.cpuMs.worker.toFixed(2)} ms (${perSecond(sample.perSecond)})`;
-  bench.report.add({
-    scenario: 'burst',
-    measure: `… CPU to start a command at concurrency ${concurrency}, the starting process's own`,
-    figure: `Orbit's spawner ${spawner.toFixed(2)} ms; bare Node, piped as the spawner ${own(piped)}, not piped ${own(bare)}; /bin/sh ${own(shell)}`,
-    target: 'report: the share of the cost that is a Node process forking',
-    verdict: 'info',
-  });
-}
-
-/**
- * Starts the workers, queues the burst of the job in one statement, and times it until the last
- * one finished; `clear` removes the burst's rows after it (all executions, unless rows that are
- * not the bench's own must stay, as the growth scenario's seeded history).
+ * Starts the workers (with the native launcher unless `launcher` says otherwise), queues the
+ * burst of the job in one statement, and times it until the last one finished; `clear` removes
+ * the burst's rows after it (all executions, unless rows that are not the bench's own must stay,
+ * as the growth scenario's seeded history).
  */
 export async function burstOnce(
   bench: Bench,
   jobId: string,
   concurrencies: number[],
-  clear: () => Promise<void> = () => clearExecutions(bench.db),
+  {
+    launcher = 'native',
+    clear = () => clearExecutions(bench.db),
+  }: { launcher?: LauncherKind; clear?: () => Promise<void> } = {},
 ): Promise<BurstResult> {
   const { burst } = bench.settings;
   const workers = await Promise.all(
     concurrencies.map((concurrency, i) =>
-      startOrbit(bench, 'worker', `burst-c${concurrency}-${concurrencies.length}w-${i + 1}`, {
+      startOrbit(bench, 'worker', `burst-c${concurrency}-${concurrencies.length}w-${i + 1}-${launcher}`, {
         ORBIT_WORKER_CONCURRENCY: String(concurrency),
+        ORBIT_LAUNCHER: launcher,
       }),
     ),
   );

@@ -15,7 +15,9 @@ interface ProcStat {
   pid: number;
   ppid: number;
   /** The executable's name (`node`, `sh`, `postgres`), from its path: Node 24 names its main thread `MainThread`, which is what `comm` says. */
-  name: string;
+  exe: string;
+  /** The process's name (`comm`): `orbit-spawner` for the Node spawner, whose executable is `node`. */
+  comm: string;
   /** utime + stime, in ticks. */
   own: number;
   /** cutime + cstime: what its waited-for children spent, in ticks. */
@@ -36,10 +38,12 @@ function stat(pid: number): ProcStat | null {
     // the command name may hold spaces and parentheses: the fields follow the last ')'
     const end = text.lastIndexOf(')');
     const fields = text.slice(end + 2).split(' ');
+    const comm = text.slice(text.indexOf('(') + 1, end);
     return {
       pid,
       ppid: Number(fields[1]),
-      name: executable(pid) ?? text.slice(text.indexOf('(') + 1, end),
+      exe: executable(pid) ?? comm,
+      comm,
       own: Number(fields[11]) + Number(fields[12]),
       reaped: Number(fields[13]) + Number(fields[14]),
     };
@@ -60,22 +64,27 @@ export type CpuSample = Record<string, number>;
 
 const ms = (ticks: number) => (ticks * 1000) / TICKS_PER_SECOND;
 
+/** Whether a process below a worker is what starts its commands: the native launcher, or the Node spawner. */
+function isLauncher(p: ProcStat): boolean {
+  return p.exe === 'orbit-launcher' || (p.exe === 'node' && p.comm === 'orbit-spawner');
+}
+
 /**
- * A worker process as the bench starts it: its own time (`worker`), its Node children's (Orbit's
- * spawner: `helpers`), and the commands: every other process below it, and all the tree reaped
- * (a spawner that exits would be counted there too; the worker's log tells when one restarts).
+ * A worker process as the bench starts it (or a peer's worker): its own time (`worker`), its
+ * launcher's (`launcher`, once it has one: Orbit starts it with the first command), and the
+ * commands: every other process below it, and all the tree reaped (a launcher that exits would
+ * be counted there too; the worker's log tells when one restarts).
  */
 export function workerTree(pid: number): () => CpuSample {
   return () => {
     const all = processes();
     const below = new Map<number, ProcStat[]>();
     for (const p of all) below.set(p.ppid, [...(below.get(p.ppid) ?? []), p]);
-    const sample = { worker: 0, helpers: 0, commands: 0 };
+    const sample: CpuSample = { worker: 0, commands: 0 };
     const visit = (p: ProcStat, depth: number) => {
-      const command = p.name !== 'node';
-      if (command) sample.commands += ms(p.own);
-      else sample[depth === 0 ? 'worker' : 'helpers'] += ms(p.own);
-      sample.commands += ms(p.reaped);
+      const part = depth === 0 ? 'worker' : isLauncher(p) ? 'launcher' : 'commands';
+      sample[part] = (sample[part] ?? 0) + ms(p.own);
+      sample.commands = (sample.commands ?? 0) + ms(p.reaped);
       for (const child of below.get(p.pid) ?? []) visit(child, depth + 1);
     };
     const root = all.find((p) => p.pid === pid);
@@ -96,6 +105,12 @@ export async function postgresTree(db: pg.Client): Promise<() => CpuSample> {
       (root ? root.own + root.reaped : 0) + all.filter((p) => p.ppid === postmaster).reduce((sum, p) => sum + p.own, 0);
     return { postgres: ms(ticks) };
   };
+}
+
+/** One process's own CPU ms and what it reaped (its exited children's), or null once it has exited. */
+export function processTimes(pid: number): { own: number; reaped: number } | null {
+  const p = stat(pid);
+  return p && { own: ms(p.own), reaped: ms(p.reaped) };
 }
 
 /** One process's own time, as `part` (an API server: it has no children). */
@@ -138,9 +153,9 @@ export function perExecution(before: CpuSample, after: CpuSample, executions: nu
   return split;
 }
 
-/** `worker 0.62 + spawner 0.31 + postgres 0.55 = 1.48 ms (commands 1.10 ms)` */
-export function describeCpu(split: CpuSample, names: Record<string, string> = {}): string {
+/** `postgres 0.55 + worker 0.62 + launcher 0.31 = 1.48 ms (commands 1.10 ms)` */
+export function describeCpu(split: CpuSample): string {
   const parts = Object.keys(split).filter((part) => part !== 'commands' && part !== 'besideCommands');
-  const sum = parts.map((part) => `${names[part] ?? part} ${split[part]!.toFixed(2)}`).join(' + ');
+  const sum = parts.map((part) => `${part} ${split[part]!.toFixed(2)}`).join(' + ');
   return `${sum} = ${split.besideCommands!.toFixed(2)} ms (commands ${(split.commands ?? 0).toFixed(2)} ms)`;
 }

@@ -1,7 +1,7 @@
 /**
  * Target 6: a worker at concurrency 32 kept busy with `sleep 1` stays under 200 MB of RSS (its
- * spawner child reported beside it), and the database grows per execution only by the execution
- * row and its bounded output.
+ * native launcher reported beside it), and the database grows per execution only by the
+ * execution row and its bounded output.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import {
@@ -46,11 +46,11 @@ export async function runFootprint(bench: Bench): Promise<void> {
     ORBIT_WORKER_CONCURRENCY: String(CONCURRENCY),
   });
   const workerRss: number[] = [];
-  const spawnerRss: number[] = [];
+  const launcherRss: number[] = [];
   const running: number[] = [];
   let minQueued = Infinity;
   let queuedTotal = 0;
-  let spawnerPid: number | undefined;
+  let launcherPid: number | undefined;
   let after: Record<string, TableSize>;
   try {
     await sleep(1000);
@@ -58,12 +58,12 @@ export async function runFootprint(bench: Bench): Promise<void> {
     const sample = () => {
       const rss = rssBytes(worker.pid);
       if (rss !== null) workerRss.push(rss);
-      let child = spawnerPid === undefined ? null : rssBytes(spawnerPid);
+      let child = launcherPid === undefined ? null : rssBytes(launcherPid);
       if (child === null) {
-        spawnerPid = childrenOf(worker.pid).find((c) => c.cmdline.includes('spawner'))?.pid;
-        child = spawnerPid === undefined ? null : rssBytes(spawnerPid);
+        launcherPid = childrenOf(worker.pid).find((c) => c.cmdline.includes('orbit-launcher'))?.pid;
+        child = launcherPid === undefined ? null : rssBytes(launcherPid);
       }
-      if (child !== null) spawnerRss.push(child);
+      if (child !== null) launcherRss.push(child);
     };
     log(`footprint: worker at concurrency ${CONCURRENCY}, \`sleep 1\` kept queued for ${seconds} s`);
     const end = Date.now() + seconds * 1000;
@@ -94,7 +94,7 @@ export async function runFootprint(bench: Bench): Promise<void> {
     }
     bench.executionsRun += queuedTotal;
     const worker_ = distribution(workerRss);
-    const spawner = distribution(spawnerRss);
+    const launcher = distribution(launcherRss);
     const busy = distribution(running);
     bench.report.figure('footprint', {
       concurrency: CONCURRENCY,
@@ -104,7 +104,7 @@ export async function runFootprint(bench: Bench): Promise<void> {
       sampleEveryMs: SAMPLE_MS,
       workerIdleRssBytes: idleRss,
       workerRssBytes: worker_,
-      spawnerRssBytes: spawner,
+      launcherRssBytes: launcher,
       runningWhileLoaded: busy,
       minQueuedWhileLoaded: minQueued,
       limitBytes: RSS_LIMIT_BYTES,
@@ -120,8 +120,8 @@ export async function runFootprint(bench: Bench): Promise<void> {
     });
     bench.report.add({
       scenario: 'footprint',
-      measure: `spawner child max RSS (pid ${spawnerPid ?? '?'})`,
-      figure: spawnerRss.length > 0 ? mb(spawner.max) : 'not found',
+      measure: `its native launcher's max RSS (pid ${launcherPid ?? '?'})`,
+      figure: launcherRss.length > 0 ? mb(launcher.max) : 'not found',
       target: 'report',
       verdict: 'info',
     });

@@ -20,7 +20,7 @@ import {
   sampleExecutionIds,
   seedJobs,
 } from './api.js';
-import { BurstResult, burstOnce, LatencyResult, measureLatency, ORBIT_CPU_PARTS } from './burst.js';
+import { BurstResult, burstOnce, LatencyResult, measureLatency } from './burst.js';
 import { describeCpu } from './cpu.js';
 import { describeWal } from './wal.js';
 import { explain, ExplainedStatement } from './explain.js';
@@ -144,10 +144,10 @@ async function measure(bench: Bench, rows: number, seedSeconds: number, context:
   log(`growth ${size}: bare Node, ${settings.burst} × /bin/sh -c true at concurrency ${CONCURRENCY}`);
   const bare = await bareNode(settings.burst, CONCURRENCY);
   log(`growth ${size}: bare Node ${perSecond(bare.perSecond)}; Orbit, 1 worker at concurrency ${CONCURRENCY}`);
-  const burst = await burstOnce(bench, burstJob, [CONCURRENCY], () => deleteExecutionsOf(db, burstJob));
+  const burst = await burstOnce(bench, burstJob, [CONCURRENCY], { clear: () => deleteExecutionsOf(db, burstJob) });
   bench.executionsRun += settings.burst;
   log(
-    `growth ${size}: Orbit ${perSecond(burst.perSecond)}, CPU ${describeCpu(burst.cpuMs, ORBIT_CPU_PARTS)}; ${describeWal(burst.wal)}`,
+    `growth ${size}: Orbit ${perSecond(burst.perSecond)}, CPU ${describeCpu(burst.cpuMs)}; ${describeWal(burst.wal)}`,
   );
   const latency = await measureLatency(bench, latencyJob, () => deleteExecutionsOf(db, latencyJob));
   log(`growth ${size}: idle latency p50 ${ms(latency.latency.p50)}, p99 ${ms(latency.latency.p99)}`);
@@ -354,8 +354,8 @@ function report(bench: Bench, steps: Step[]): void {
   const cpu = (step: Step) => step.burst.cpuMs.besideCommands!;
   const cpuShare = cpu(full) / cpu(empty);
   row(
-    '… CPU per execution beside the commands (worker + spawner + PostgreSQL)',
-    along(steps, (s) => describeCpu(s.burst.cpuMs, ORBIT_CPU_PARTS)),
+    '… CPU per execution beside the commands (worker + native launcher + PostgreSQL)',
+    along(steps, (s) => describeCpu(s.burst.cpuMs)),
     cpuShare,
     cpuShare <= 1 + WITHIN,
   );

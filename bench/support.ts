@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type pg from 'pg';
+import type { LauncherKind } from '../src/runtime/application/command-runner.js';
 import type { CpuSample } from './cpu.js';
 import type { WalPerExecution } from './wal.js';
 
@@ -114,6 +115,10 @@ export interface Bench {
   settings: Settings;
   /** The run's copy of dist/src/main.js (see snapshotBuild). */
   main: string;
+  /** The run's copy of the native launcher (dist/native/orbit-launcher). */
+  launcher: string;
+  /** The run's scratch folder (removed after the run). */
+  runDir: string;
   /** DATABASE_URL of the run's embedded PostgreSQL, as Orbit's role. */
   url: string;
   /** The same database as its superuser: the peers install their schemas with it, as a newcomer's superuser would. */
@@ -128,14 +133,21 @@ export interface Bench {
   executionsRun: number;
   /** Worker processes started so far (each registers one row in `workers`). */
   workersStarted: number;
-  /** Burst rates measured earlier in the run (per second), for the herd's drain and the peers. */
+  /** Burst rates measured earlier in the run (per second), for the herd's drain and the peers; Orbit's with the native launcher. */
   burstRates: { orbitC8?: number; bareC8?: number };
-  /** Orbit's CPU ms per execution in the c8 burst, by part (see cpu.ts), for the peers beside it. */
-  burstCpuMs?: CpuSample;
-  /** What PostgreSQL wrote per execution in it (wal.ts), likewise. */
-  burstWal?: WalPerExecution;
+  /** Orbit's c8 bursts earlier in the run, by launcher, for the peers beside them. */
+  c8Bursts: Partial<Record<LauncherKind, C8Burst>>;
   /** Orbit's idle latency measured earlier in the run (ms), for the peers beside it. */
   idleLatencyMs?: { p50: number; p99: number };
+}
+
+/** What the peers compare with of Orbit's c8 burst. */
+export interface C8Burst {
+  perSecond: number;
+  /** CPU ms per execution, by part (cpu.ts). */
+  cpuMs: CpuSample;
+  /** What PostgreSQL wrote per execution (wal.ts). */
+  wal: WalPerExecution;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -151,18 +163,27 @@ export function log(message: string): void {
 // ---------------------------------------------------------------------------------------------
 // Orbit processes
 
+const NATIVE_LAUNCHER = 'dist/native/orbit-launcher';
+
 /**
- * Copies the build this run started with (dist/src, dist/migrations) into the run's folder and
- * returns its main.js: every Orbit process of the run then runs the same code, even when someone
- * rebuilds dist/ while the bench runs. node_modules is linked, package.json copied (ESM).
+ * Copies the build this run started with (dist/src, dist/migrations, dist/web and the native
+ * launcher) into the run's folder and returns its main.js and launcher: every Orbit process of
+ * the run then runs the same code, even when someone rebuilds dist/ while the bench runs.
+ * node_modules is linked, package.json copied (ESM).
  */
-export function snapshotBuild(runDir: string): string {
+export function snapshotBuild(runDir: string): { main: string; launcher: string } {
+  if (!existsSync(join(ROOT, NATIVE_LAUNCHER))) {
+    throw new Error(
+      `no native launcher at ${NATIVE_LAUNCHER}: the bench measures Orbit with it, and it is built with the ` +
+        'system C compiler by `node scripts/build-launcher.mjs` (which `npm run bench` runs first; it says why it could not)',
+    );
+  }
   const app = join(runDir, 'app');
-  for (const dir of ['dist/src', 'dist/migrations', 'dist/web'])
+  for (const dir of ['dist/src', 'dist/migrations', 'dist/web', 'dist/native'])
     cpSync(join(ROOT, dir), join(app, dir), { recursive: true });
   copyFileSync(join(ROOT, 'package.json'), join(app, 'package.json'));
   symlinkSync(join(ROOT, 'node_modules'), join(app, 'node_modules'), 'dir');
-  return join(app, 'dist/src/main.js');
+  return { main: join(app, 'dist/src/main.js'), launcher: join(app, NATIVE_LAUNCHER) };
 }
 
 export type Role = 'worker' | 'api';
@@ -190,7 +211,8 @@ const startsOf = new Map<string, number>();
 const STRIPPED_ENV = /^(ORBIT_|DATABASE_URL$|PORT$|HOST$|LOG_LEVEL$)/;
 
 /**
- * Starts `node dist/src/main.js <role>` (the run's copy) against the run's database, its log (stdout and stderr)
+ * Starts `node dist/src/main.js <role>` (the run's copy) against the run's database, its commands
+ * started by the native launcher unless `env` sets ORBIT_LAUNCHER, its log (stdout and stderr)
  * in bench/results/logs/<name>.log, and resolves once it says it runs (worker) or listens (api). A name
  * started before in the run gets a log of its own (<name>-2.log, …): read in an earlier process's log,
  * the readiness line was found at once, and a growth step's burst measured the worker's start-up.
@@ -211,7 +233,7 @@ export async function startOrbit(
   try {
     child = spawn(process.execPath, [...NODE_ARGS, bench.main, role], {
       cwd: ROOT,
-      env: { ...inherited, DATABASE_URL: bench.url, ORBIT_WORK_DIR: bench.workDir, ...env },
+      env: { ...inherited, DATABASE_URL: bench.url, ORBIT_WORK_DIR: bench.workDir, ORBIT_LAUNCHER: 'native', ...env },
       stdio: ['ignore', fd, fd],
     });
   } finally {
