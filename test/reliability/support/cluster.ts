@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { LauncherKind } from '../../../src/runtime/application/command-runner.js';
 import { OrbitClient } from './http.js';
 import { OrbitNode, Role } from './orbit-node.js';
 import { ReliabilityPostgres } from './postgres.js';
@@ -36,6 +37,8 @@ export interface QueueableJob {
 export interface NodeSpec {
   name: string;
   role: Role;
+  /** What starts its commands (ORBIT_LAUNCHER); Orbit's default (`auto`) when unset. */
+  launcher?: LauncherKind;
   env?: Record<string, string>;
 }
 
@@ -83,7 +86,8 @@ export class Cluster {
     const nodes: OrbitNode[] = [];
     for (const spec of specs) {
       const port = spec.role === 'worker' ? undefined : await freePort();
-      const node = new OrbitNode(spec.name, spec.role, port, { ...this.baseEnv(), ...spec.env });
+      const launcher: Record<string, string> = spec.launcher === undefined ? {} : { ORBIT_LAUNCHER: spec.launcher };
+      const node = new OrbitNode(spec.name, spec.role, port, { ...this.baseEnv(), ...launcher, ...spec.env });
       this.nodes.push(node);
       nodes.push(node);
     }

@@ -1,7 +1,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { waitFor } from './util.js';
+import type { LauncherKind } from '../../../src/runtime/application/command-runner.js';
+import { childrenOf, processEntry, waitFor } from './util.js';
 
 export type Role = 'all' | 'api' | 'worker';
 
@@ -19,6 +20,9 @@ export interface NodeExit {
   signal: NodeJS.Signals | null;
   at: number;
 }
+
+/** Each launcher's process name (/proc/<pid>/comm), which is not `node`. */
+export const LAUNCHER_NAMES: Record<LauncherKind, string> = { native: 'orbit-launcher', node: 'orbit-spawner' };
 
 const KEPT_LINES = 20_000;
 // eslint-disable-next-line no-control-regex -- ANSI colour codes, in case a logger adds them
@@ -98,6 +102,18 @@ export class OrbitNode {
       await waitFor(() => this.workerId, `node ${this.name} to announce its worker id`, 10_000, 50);
     }
     return this;
+  }
+
+  /** The launcher its worker said it starts commands through. */
+  get launcher(): LauncherKind | undefined {
+    const said = this.find(/Commands start through the (native launcher|Node spawner)/);
+    return said && (said.text.includes('native launcher') ? 'native' : 'node');
+  }
+
+  /** The pid of its launcher (its child of that name), once one started. */
+  launcherPid(): number | undefined {
+    const kind = this.launcher;
+    return kind && childrenOf(this.pid).find((pid) => processEntry(pid)?.comm === LAUNCHER_NAMES[kind]);
   }
 
   signal(signal: NodeJS.Signals): void {

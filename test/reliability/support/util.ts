@@ -4,21 +4,52 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 
 export { freePort, isAlive, waitFor } from '../../support/wait.js';
 
+export interface ProcessEntry {
+  pid: number;
+  ppid: number;
+  pgrp: number;
+  /** Its name, as `ps -o comm` and `pkill` see it (/proc/<pid>/comm: at most 15 bytes). */
+  comm: string;
+  /** Its session (setsid starts a new one). */
+  session: number;
+}
+
+/** A live (not zombie) process as /proc shows it now, or undefined. */
+export function processEntry(pid: number): ProcessEntry | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined; // gone
+  }
+  // after the name (which may hold spaces and parentheses): state, ppid, pgrp, session, ...
+  const [state, ppid, pgrp, session] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  if (state === 'Z') return undefined;
+  const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+  return { pid, ppid: Number(ppid), pgrp: Number(pgrp), comm, session: Number(session) };
+}
+
+/** Every live process. */
+function processes(): ProcessEntry[] {
+  if (!existsSync('/proc')) return [];
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((entry) => processEntry(Number(entry)) ?? []);
+}
+
 /** Pids of the live direct children of `pid`, read from /proc. */
 export function childrenOf(pid: number): number[] {
-  if (!existsSync('/proc')) return [];
-  const children: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === pid && fields[0] !== 'Z') children.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return children;
+  return processes()
+    .filter((entry) => entry.ppid === pid)
+    .map((entry) => entry.pid);
+}
+
+/** `pid` and every live process below it, parents before their children (one read of /proc). */
+export function processTree(pid: number): ProcessEntry[] {
+  const all = processes();
+  const tree = all.filter((entry) => entry.pid === pid);
+  for (let i = 0; i < tree.length; i++) tree.push(...all.filter((entry) => entry.ppid === tree[i]!.pid));
+  return tree;
 }
 
 /** The q-quantile (0..1) of some numbers (nearest rank); NaN for none. */
