@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { createRootLogger } from '../../src/observability/infrastructure/logging.js';
+import { CommandRunner } from '../../src/runtime/application/command-runner.js';
 import { createJob } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { createTestDatabase } from '../support/test-database.js';
@@ -25,8 +26,9 @@ async function runOnce(t: TestApp, command: string): Promise<string> {
   return body.stdout as string;
 }
 
-/** The variables of the spawner (the command's parent), as a command running as root reads them. */
+/** The variables of the launcher (the command's parent), as a command running as root reads them. */
 const PARENT_ENV = `tr '\\0' '\\n' < /proc/$PPID/environ | cut -d= -f1 | sort`;
+const NODE_CHANNEL = 'NODE_CHANNEL_FD\nNODE_CHANNEL_SERIALIZATION_MODE\n';
 
 describe('the user commands run as (ORBIT_COMMAND_USER)', () => {
   let root: string;
@@ -37,7 +39,7 @@ describe('the user commands run as (ORBIT_COMMAND_USER)', () => {
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
   // first in the file: nestjs-pino keeps the first app's logger for the whole file
-  rootIt('root only when asked for, with a warning; the spawner has no variable of its own to show', async () => {
+  rootIt('root only when asked for, with a warning; the launcher has no variable of its own to show', async () => {
     const lines: string[] = [];
     const logger = createRootLogger(
       { logLevel: 'info' },
@@ -54,9 +56,9 @@ describe('the user commands run as (ORBIT_COMMAND_USER)', () => {
       env: { ORBIT_COMMAND_USER: 'root', ORBIT_WORK_DIR: join(root, 'work'), LOG_LEVEL: 'info' },
     });
     try {
-      expect(await runOnce(t, `id -un; ${PARENT_ENV}`)).toBe(
-        'root\nNODE_CHANNEL_FD\nNODE_CHANNEL_SERIALIZATION_MODE\n',
-      );
+      // the Node spawner's only variables are those of Node's channel to its worker
+      const channel = t.app.get(CommandRunner).launcherKind === 'node' ? NODE_CHANNEL : '';
+      expect(await runOnce(t, `id -un; ${PARENT_ENV}`)).toBe(`root\n${channel}`);
       const warning = lines
         .map((line) => JSON.parse(line) as { level: number; msg: string })
         .find((l) => l.level === 40);
@@ -77,9 +79,10 @@ describe('the user commands run as (ORBIT_COMMAND_USER)', () => {
       try {
         const stdout = await runOnce(
           t,
-          'id -un; echo "$USER $HOME"; touch ./written && echo wrote; cat /proc/$PPID/environ >/dev/null 2>&1 || echo parent-unreadable',
+          'id -un; id -G; echo "$USER $HOME"; touch ./written && echo wrote; cat /proc/$PPID/environ >/dev/null 2>&1 || echo parent-unreadable',
         );
-        expect(stdout).toBe('nobody\nnobody /nonexistent\nwrote\nparent-unreadable\n');
+        // id -G: nobody's group only, none of root's
+        expect(stdout).toBe('nobody\n65534\nnobody /nonexistent\nwrote\nparent-unreadable\n');
         expect(statSync(join(workDir, 'written')).uid).toBe(65534);
       } finally {
         await t.close();

@@ -436,7 +436,7 @@ static int spawn_as_child(void *arg) {
   memset(&dfl, 0, sizeof dfl);
   dfl.sa_handler = SIG_DFL;
   for (int sig = 1; sig < NSIG; sig++) sigaction(sig, &dfl, NULL); /* some are not ours to set: EINVAL */
-  int null = open("/dev/null", O_RDONLY);
+  int null = open("/dev/null", O_RDONLY | O_CLOEXEC); /* only its copy on 0 is the command's */
   if (null < 0 || dup2(null, 0) < 0 || dup2(a->out, 1) < 0 || dup2(a->err, 2) < 0) goto fail;
   if (setsid() < 0 || chdir(a->cwd) < 0) goto fail;
   /* raw system calls: glibc's set*id would coordinate with threads this child does not have */
@@ -516,9 +516,14 @@ static void start(request *q) {
     posix_spawn_file_actions_addchdir_np(&fa, q->cwd);
     sigset_t none, all;
     sigemptyset(&none);
-    sigfillset(&all);
+    /*
+     * The launcher's ignored signals are not the command's. Every bit, not sigfillset: that
+     * leaves out glibc's two internal signals (32 and 33), which its posix_spawn then sets to
+     * SIG_IGN in the child, and an ignored signal stays ignored across exec.
+     */
+    memset(&all, 0xff, sizeof all);
     posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &all); /* the launcher's ignored signals are not the command's */
+    posix_spawnattr_setsigdefault(&attr, &all);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
                                         POSIX_SPAWN_USEVFORK);
     char *argv[] = {"/bin/sh", "-c", q->command, NULL};
