@@ -28,8 +28,7 @@ async function runOnce(t: TestApp, command: string): Promise<string> {
 
 /** The variables of the launcher (the command's parent), as a command running as root reads them. */
 const PARENT_ENV = `tr '\\0' '\\n' < /proc/$PPID/environ | cut -d= -f1 | sort`;
-
-const NODE_CHANNEL_ENV = 'NODE_CHANNEL_FD\nNODE_CHANNEL_SERIALIZATION_MODE\n';
+const NODE_CHANNEL = 'NODE_CHANNEL_FD\nNODE_CHANNEL_SERIALIZATION_MODE\n';
 
 describe('the user commands run as (ORBIT_COMMAND_USER)', () => {
   let root: string;
@@ -57,9 +56,9 @@ describe('the user commands run as (ORBIT_COMMAND_USER)', () => {
       env: { ORBIT_COMMAND_USER: 'root', ORBIT_WORK_DIR: join(root, 'work'), LOG_LEVEL: 'info' },
     });
     try {
-      // the Node spawner's are those of its IPC channel to the worker, which hold nothing secret
-      const launcherEnv = t.app.get(CommandRunner).launcherKind === 'node' ? NODE_CHANNEL_ENV : '';
-      expect(await runOnce(t, `id -un; ${PARENT_ENV}`)).toBe(`root\n${launcherEnv}`);
+      // the Node spawner's only variables are those of Node's channel to its worker
+      const channel = t.app.get(CommandRunner).launcherKind === 'node' ? NODE_CHANNEL : '';
+      expect(await runOnce(t, `id -un; ${PARENT_ENV}`)).toBe(`root\n${channel}`);
       const warning = lines
         .map((line) => JSON.parse(line) as { level: number; msg: string })
         .find((l) => l.level === 40);
@@ -80,9 +79,10 @@ describe('the user commands run as (ORBIT_COMMAND_USER)', () => {
       try {
         const stdout = await runOnce(
           t,
-          'id -un; echo "$USER $HOME"; touch ./written && echo wrote; cat /proc/$PPID/environ >/dev/null 2>&1 || echo parent-unreadable',
+          'id -un; id -G; echo "$USER $HOME"; touch ./written && echo wrote; cat /proc/$PPID/environ >/dev/null 2>&1 || echo parent-unreadable',
         );
-        expect(stdout).toBe('nobody\nnobody /nonexistent\nwrote\nparent-unreadable\n');
+        // id -G: nobody's group only, none of root's
+        expect(stdout).toBe('nobody\n65534\nnobody /nonexistent\nwrote\nparent-unreadable\n');
         expect(statSync(join(workDir, 'written')).uid).toBe(65534);
       } finally {
         await t.close();

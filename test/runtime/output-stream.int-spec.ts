@@ -166,6 +166,17 @@ describe('GET /executions/:id/output/stream follows a real command', () => {
     expect(stream.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'FAILED', exitCode: 3 } });
   });
 
+  it('sends a character written in two parts, with a pause between them, once and whole', async () => {
+    // é is \303\251
+    const execution = await queue(`printf 'caf\\303'; sleep 3; printf '\\251\\n'`);
+
+    const stream = await streamOf(execution.id);
+    await stream.ended;
+
+    expect(stream.events.filter((e) => e.event === 'stdout').map((e) => e.data)).toEqual(['caf', 'é\n']);
+    expect(stream.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'SUCCEEDED', exitCode: 0 } });
+  });
+
   it('keeps following once older output is dropped (1 KiB kept): every line once, none lost', async () => {
     // about 500 bytes a second for 5 s: each stored tail overlaps the one before
     const lines = Array.from({ length: 50 }, (_, i) => `line ${String(i + 1).padStart(3, '0')} ${'x'.repeat(40)}\n`);

@@ -61,9 +61,23 @@ class Tail {
       this.truncated = true;
     }
   }
-  text() {
-    return Buffer.concat(this.chunks).toString('utf8');
+  /** Decoded; `whole` leaves out a character still being written (the next report has it whole). */
+  text(whole) {
+    const bytes = Buffer.concat(this.chunks);
+    return bytes.toString('utf8', 0, whole ? bytes.length - incompleteEnd(bytes) : bytes.length);
   }
+}
+
+/** How many bytes at the end begin a character that is not complete yet (0 to 3). */
+function incompleteEnd(bytes) {
+  for (let back = 1; back <= 3 && back <= bytes.length; back++) {
+    const byte = bytes[bytes.length - back];
+    if (byte >= 0x80 && byte <= 0xbf) continue; // a continuation byte: its lead is further back
+    const need =
+      byte >= 0xf0 && byte <= 0xf4 ? 4 : byte >= 0xe0 && byte <= 0xef ? 3 : byte >= 0xc2 && byte <= 0xdf ? 2 : 0;
+    return need > back ? back : 0;
+  }
+  return 0;
 }
 
 function start(request) {
@@ -127,7 +141,7 @@ function collect(run, tail, chunk) {
 
 function flushOutput(run) {
   run.dirty = false;
-  if (runs.has(run.id)) send({ type: 'output', id: run.id, ...snapshot(run) });
+  if (runs.has(run.id)) send({ type: 'output', id: run.id, ...snapshot(run, true) });
 }
 
 /** SIGTERM to the group, SIGKILL after the grace (counted from the first stop). */
@@ -163,14 +177,14 @@ function finish(run, result) {
     error: result.error ?? null,
     timedOut: run.timedOut,
     killed: run.killed,
-    ...snapshot(run),
+    ...snapshot(run, false),
   });
 }
 
-function snapshot(run) {
+function snapshot(run, whole) {
   return {
-    stdout: run.stdout.text(),
-    stderr: run.stderr.text(),
+    stdout: run.stdout.text(whole),
+    stderr: run.stderr.text(whole),
     truncated: run.stdout.truncated || run.stderr.truncated,
   };
 }

@@ -83,11 +83,24 @@ static void send_error(const char *id, const char *error) {
   out_raw(&outbox, "}", 1);
 }
 
-static void snapshot(run *r) {
-  out_raw(&outbox, ",\"stdout\":", 10);
-  out_utf8(&outbox, r->out[0].data, r->out[0].len);
-  out_raw(&outbox, ",\"stderr\":", 10);
-  out_utf8(&outbox, r->out[1].data, r->out[1].len);
+/* How many bytes at the end begin a character that is not complete yet (0 to 3). */
+static size_t incomplete_end(const unsigned char *s, size_t n) {
+  for (size_t back = 1; back <= 3 && back <= n; back++) {
+    unsigned char b = s[n - back];
+    if (b >= 0x80 && b <= 0xBF) continue; /* a continuation byte: its lead is further back */
+    size_t need = b >= 0xF0 && b <= 0xF4 ? 4 : b >= 0xE0 && b <= 0xEF ? 3 : b >= 0xC2 && b <= 0xDF ? 2 : 0;
+    return need > back ? back : 0;
+  }
+  return 0;
+}
+
+/* A live report (`whole`) leaves out a character still being written: the next report has it whole. */
+static void snapshot(run *r, int whole) {
+  for (int i = 0; i < 2; i++) {
+    out_raw(&outbox, i ? ",\"stderr\":" : ",\"stdout\":", 10);
+    size_t len = r->out[i].len;
+    out_utf8(&outbox, r->out[i].data, whole ? len - incomplete_end(r->out[i].data, len) : len);
+  }
   out_raw(&outbox, r->out[0].truncated || r->out[1].truncated ? ",\"truncated\":true" : ",\"truncated\":false",
           r->out[0].truncated || r->out[1].truncated ? 17 : 18);
 }
@@ -306,7 +319,7 @@ static void finish(run *r, const char *error) {
   else out_raw(&outbox, "null", 4);
   out_raw(&outbox, r->timed_out ? ",\"timedOut\":true" : ",\"timedOut\":false", r->timed_out ? 16 : 17);
   out_raw(&outbox, r->killed ? ",\"killed\":true" : ",\"killed\":false", r->killed ? 14 : 15);
-  snapshot(r);
+  snapshot(r, 0);
   out_raw(&outbox, "}", 1);
   for (int i = 0; i < 2; i++) if (r->fd[i] >= 0) { close(r->fd[i]); r->fd[i] = -1; }
   r->deadline = r->flush_at = r->kill_at = r->settle_at = 0;
@@ -423,7 +436,7 @@ static int spawn_as_child(void *arg) {
   memset(&dfl, 0, sizeof dfl);
   dfl.sa_handler = SIG_DFL;
   for (int sig = 1; sig < NSIG; sig++) sigaction(sig, &dfl, NULL); /* some are not ours to set: EINVAL */
-  int null = open("/dev/null", O_RDONLY);
+  int null = open("/dev/null", O_RDONLY | O_CLOEXEC); /* only its copy on 0 is the command's */
   if (null < 0 || dup2(null, 0) < 0 || dup2(a->out, 1) < 0 || dup2(a->err, 2) < 0) goto fail;
   if (setsid() < 0 || chdir(a->cwd) < 0) goto fail;
   /* raw system calls: glibc's set*id would coordinate with threads this child does not have */
@@ -503,9 +516,14 @@ static void start(request *q) {
     posix_spawn_file_actions_addchdir_np(&fa, q->cwd);
     sigset_t none, all;
     sigemptyset(&none);
-    sigfillset(&all);
+    /*
+     * The launcher's ignored signals are not the command's. Every bit, not sigfillset: that
+     * leaves out glibc's two internal signals (32 and 33), which its posix_spawn then sets to
+     * SIG_IGN in the child, and an ignored signal stays ignored across exec.
+     */
+    memset(&all, 0xff, sizeof all);
     posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &all); /* the launcher's ignored signals are not the command's */
+    posix_spawnattr_setsigdefault(&attr, &all);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
                                         POSIX_SPAWN_USEVFORK);
     char *argv[] = {"/bin/sh", "-c", q->command, NULL};
@@ -658,7 +676,7 @@ int main(void) {
         r->flush_at = 0;
         r->dirty = 0;
         begin("output", r->id);
-        snapshot(r);
+        snapshot(r, 1);
         out_raw(&outbox, "}", 1);
       }
       if (r->exited && !r->finished && r->fd[0] < 0 && r->fd[1] < 0) finish(r, NULL);
