@@ -11,7 +11,7 @@ const base = {
 /** The tests that start commands, run once more with the Node spawner (the others use the native launcher). */
 const THROUGH_EITHER_LAUNCHER = [
   '<rootDir>/test/runtime/*.int-spec.ts',
-  '!**/test/runtime/native-launcher.int-spec.ts',
+  '!**/native-launcher.int-spec.ts',
   '<rootDir>/test/executions/runner-actions.e2e-spec.ts',
 ];
 

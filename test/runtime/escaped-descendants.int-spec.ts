@@ -160,8 +160,7 @@ describe('descendants that leave their run', () => {
     expect(isAlive(pids.forked)).toBe(false);
   });
 
-  // last: the launcher dies here, and a new one would serve whatever came after
-  it('the death of the launcher while the run runs: the worker kills everything that names the run, with either', async () => {
+  it('the death of the launcher while the run runs: the worker kills everything that names the run, with either, and a new launcher serves the next run', async () => {
     const queued = await run(`${START_DESCENDANTS}\nsleep 60`);
     await descendantsOf(queued.id);
     const [launcherPid, ...others] = childrenNamed(launcher === 'native' ? 'orbit-launcher' : 'orbit-spawner');
@@ -171,5 +170,10 @@ describe('descendants that leave their run', () => {
     const done = await settled(queued.id);
     expect(done).toMatchObject({ status: 'FAILED', errorMessage: 'Worker lost: the command launcher exited' });
     expect(await leftOf(queued.id, [])).toEqual([]);
+
+    const next = await run('echo next');
+    expect(await settled(next.id)).toMatchObject({ status: 'SUCCEEDED' });
+    const [newLauncher, ...more] = childrenNamed(launcher === 'native' ? 'orbit-launcher' : 'orbit-spawner');
+    expect({ newLauncher: newLauncher !== launcherPid, more }).toEqual({ newLauncher: true, more: [] });
   });
 });
