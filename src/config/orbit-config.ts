@@ -102,7 +102,10 @@ type Env = Record<string, string | undefined>;
 export const SECRET_SETTINGS = ['DATABASE_URL', 'ORBIT_ADMIN_TOKEN', 'ORBIT_SMTP_URL'] as const;
 type SecretSetting = (typeof SECRET_SETTINGS)[number];
 
-export const LAUNCHER_CHOICES = ['auto', 'native', 'node'] as const;
+/** What starts a worker's commands: the native launcher built at install, or the Node spawner. */
+export const LAUNCHER_KINDS = ['native', 'node'] as const;
+export type LauncherKind = (typeof LAUNCHER_KINDS)[number];
+export const LAUNCHER_CHOICES = ['auto', ...LAUNCHER_KINDS] as const;
 export type LauncherChoice = (typeof LAUNCHER_CHOICES)[number];
 
 /** Who commands run as when Orbit runs as root and ORBIT_COMMAND_USER is unset. */

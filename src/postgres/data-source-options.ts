@@ -19,6 +19,7 @@ import { JobsPartialIndexes1765843200000 } from '../../migrations/1765843200000-
 import { SaveByFunction1765929600000 } from '../../migrations/1765929600000-SaveByFunction.js';
 import { QueueVacuum1766016000000 } from '../../migrations/1766016000000-QueueVacuum.js';
 import { JobDescription1766102400000 } from '../../migrations/1766102400000-JobDescription.js';
+import { WorkerLauncher1766188800000 } from '../../migrations/1766188800000-WorkerLauncher.js';
 
 export const MIGRATIONS = [
   InitialSchema1764460800000,
@@ -41,6 +42,7 @@ export const MIGRATIONS = [
   SaveByFunction1765929600000,
   QueueVacuum1766016000000,
   JobDescription1766102400000,
+  WorkerLauncher1766188800000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import type { Browser, Locator, Page, Request, Response } from 'playwright-core';
 import request from 'supertest';
+import { WorkerService } from '../../src/runtime/application/worker.service.js';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 import { accessibilityProblems, launchBrowser, openTab, PageTrouble, signIn } from './browser.js';
@@ -331,10 +332,25 @@ describe('the dashboard in a real browser', () => {
     expect((await api().get(`/jobs/${job.id}`)).status).toBe(404);
   });
 
-  it('the workers page lists the live worker', async () => {
-    await page.getByRole('link', { name: 'Workers' }).click();
-    await textOf(page.getByRole('table'), /live\s*\d+ of 4/);
-    await expectAccessible(page);
+  it('the workers page lists the live workers, each with the launcher that starts its commands', async () => {
+    const spawning = await createTestApp({ db: t.db, role: 'worker', env: { ORBIT_LAUNCHER: 'node' } });
+    try {
+      await page.getByRole('link', { name: 'Workers' }).click();
+      await textOf(page.getByRole('table'), /live\s*\d+ of 4/);
+      await page.getByRole('columnheader', { name: 'Launcher' }).waitFor();
+      const launcherOf = async (app: TestApp) => {
+        const row = page.getByRole('row').filter({ hasText: app.app.get(WorkerService).id });
+        await row.waitFor();
+        return row.getByRole('cell', { name: /^(native|Node spawner)$/ }).textContent();
+      };
+      expect({ native: await launcherOf(t), node: await launcherOf(spawning) }).toEqual({
+        native: 'native',
+        node: 'Node spawner',
+      });
+      await expectAccessible(page);
+    } finally {
+      await spawning.close();
+    }
   });
 
   it('the tokens and audit pages list what the API holds', async () => {

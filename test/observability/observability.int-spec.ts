@@ -1,5 +1,6 @@
 import pg from 'pg';
 import request from 'supertest';
+import { WorkerService } from '../../src/runtime/application/worker.service.js';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
 import { createTestDatabase, TestDatabase } from '../support/test-database.js';
 import { waitFor } from '../support/wait.js';
@@ -131,5 +132,30 @@ describe('workers and logs', () => {
     expect(worker).toMatchObject({ pid: process.pid, concurrency: 4, running: 0, alive: true });
     await node.close();
     expect(await listed()).toEqual([]);
+  });
+
+  it('each worker says which launcher starts its commands: on GET /workers, and on its node’s /metrics only', async () => {
+    const nodes = await Promise.all(
+      (['native', 'node'] as const).map(async (kind) => {
+        const node = await createTestApp({ db, role: 'worker', env: { ORBIT_LAUNCHER: kind } });
+        return { kind, node, id: node.app.get(WorkerService).id };
+      }),
+    );
+    const launcherLines = async (t: TestApp) =>
+      (await request(t.app.getHttpServer()).get('/metrics').expect(200)).text
+        .split('\n')
+        .filter((line) => line.startsWith('orbit_launcher_info'));
+    try {
+      const { items } = (await request(api.app.getHttpServer()).get('/workers').expect(200)).body as {
+        items: Array<{ id: string; launcher: string }>;
+      };
+      for (const { kind, node, id } of nodes) {
+        expect(items.find((w) => w.id === id)).toMatchObject({ launcher: kind });
+        expect(await launcherLines(node)).toEqual([`orbit_launcher_info{kind="${kind}"} 1`]);
+      }
+      expect(await launcherLines(api)).toEqual([]);
+    } finally {
+      await Promise.all(nodes.map(({ node }) => node.close()));
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { ESLint, Linter } from 'eslint';
 import tseslint from 'typescript-eslint';
+import { LAUNCHER_KINDS } from '../../src/config/orbit-config.js';
 import { LANE, LIMITED } from '../../src/executions/infrastructure/claim-lanes.js';
 import { createTestDatabase, TestDatabase } from '../support/test-database.js';
 
@@ -47,7 +48,7 @@ describe('migrations are history: self-contained, and the runtime checked agains
     }
   });
 
-  describe("the claim's lane expressions and the migrated indexes", () => {
+  describe("the runtime's expressions and lists, and the migrated indexes and checks", () => {
     let db: TestDatabase;
     beforeAll(async () => {
       db = await createTestDatabase();
@@ -69,6 +70,23 @@ describe('migrations are history: self-contained, and the runtime checked agains
         expect(await definition('runtime_expression_idx')).toBe(await definition(name));
       } finally {
         await db.sql(`DROP INDEX runtime_expression_idx`);
+      }
+    });
+
+    it("the workers' launcher check admits the launchers the runtime knows, and no other", async () => {
+      const constraint = async (name: string) => {
+        const { rows } = await db.sql(
+          `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = $1 AND conrelid = 'workers'::regclass`,
+          [name],
+        );
+        return (rows as [{ def: string }])[0].def;
+      };
+      const kinds = LAUNCHER_KINDS.map((kind) => `'${kind}'`).join(', ');
+      await db.sql(`ALTER TABLE workers ADD CONSTRAINT runtime_launcher_check CHECK (launcher IN (${kinds}))`);
+      try {
+        expect(await constraint('runtime_launcher_check')).toBe(await constraint('workers_launcher_check'));
+      } finally {
+        await db.sql(`ALTER TABLE workers DROP CONSTRAINT runtime_launcher_check`);
       }
     });
   });

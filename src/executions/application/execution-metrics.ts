@@ -1,3 +1,4 @@
+import type { LauncherKind } from '../../config/orbit-config.js';
 import type { Execution, FailureCause } from '../domain/execution.js';
 
 /** What the application reports for the metrics endpoint; the Prometheus details live in observability. */
@@ -10,4 +11,6 @@ export abstract class ExecutionMetrics {
   abstract retryQueued(): void;
   abstract leaseExpired(): void;
   abstract fireSkipped(): void;
+  /** This node's worker starts its commands through `kind`. */
+  abstract launcherInUse(kind: LauncherKind): void;
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { OrbitConfig } from '../../config/orbit-config.js';
+import { LauncherKind, OrbitConfig } from '../../config/orbit-config.js';
 import { ExecutionMetrics } from '../../executions/application/execution-metrics.js';
 import { Execution, FailureCause } from '../../executions/domain/execution.js';
 import { ExecutionStatus, isFinal } from '../../executions/domain/execution-status.js';
@@ -41,6 +41,13 @@ export class PromMetrics extends ExecutionMetrics {
     help: 'From start to finish of executions that ran',
     labelNames: ['status'],
     buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  /** Set by the worker when it starts: an API node has no launcher, and so no sample. */
+  private readonly launcher = new Gauge({
+    name: 'orbit_launcher_info',
+    help: "What starts this node's commands (kind: native or node), always 1",
+    labelNames: ['kind'],
     registers: [this.registry],
   });
   private readonly retries = this.counter('orbit_retries_total', 'Retries queued after a failure');
@@ -126,6 +133,10 @@ export class PromMetrics extends ExecutionMetrics {
 
   fireSkipped(): void {
     this.skippedFires.inc();
+  }
+
+  launcherInUse(kind: LauncherKind): void {
+    this.launcher.set({ kind }, 1);
   }
 
   private counter(name: string, help: string): Counter {

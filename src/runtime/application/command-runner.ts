@@ -1,3 +1,4 @@
+import type { LauncherKind } from '../../config/orbit-config.js';
 import type { ExecutionOutput } from '../../executions/application/execution-output.repository.js';
 
 export interface CommandRequest {
@@ -25,9 +26,6 @@ export interface CommandOutcome {
   killed: boolean;
   output: ExecutionOutput;
 }
-
-/** What starts the commands: the native launcher built at install, or the Node spawner. */
-export type LauncherKind = 'native' | 'node';
 
 /** Runs shell commands as real processes, each in its own process group. */
 export abstract class CommandRunner {

@@ -112,7 +112,9 @@ export class WorkerService implements OnModuleInit, BackgroundService, Wakeable 
       lastHeartbeatAt: now,
       running: 0,
       draining: false,
+      launcher: this.runner.launcherKind,
     });
+    this.metrics.launcherInUse(this.runner.launcherKind);
     this.leases.start();
     this.outputFlusher.start();
     this.logger.log({ workerId: this.id, msg: `Worker started (concurrency ${this.config.workerConcurrency})` });

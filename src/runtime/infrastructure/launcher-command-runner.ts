@@ -1,9 +1,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, mkdirSync } from 'node:fs';
 import { Injectable, Logger } from '@nestjs/common';
-import { ConfigError, DEFAULT_COMMAND_USER, OrbitConfig } from '../../config/orbit-config.js';
+import { ConfigError, DEFAULT_COMMAND_USER, LauncherKind, OrbitConfig } from '../../config/orbit-config.js';
 import type { ExecutionOutput } from '../../executions/application/execution-output.repository.js';
-import { CommandOutcome, CommandRequest, CommandRunner, LauncherKind } from '../application/command-runner.js';
+import { CommandOutcome, CommandRequest, CommandRunner } from '../application/command-runner.js';
 import { chooseLauncher, LauncherChannel, startLauncher } from './launchers.js';
 import { groupsByEnvironment, groupsGone, signalGroup } from './process-groups.js';
 

@@ -2,8 +2,7 @@ import { ChildProcess, fork, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, LauncherChoice } from '../../config/orbit-config.js';
-import type { LauncherKind } from '../application/command-runner.js';
+import { ConfigError, LauncherChoice, LauncherKind } from '../../config/orbit-config.js';
 import { ORBIT_ROOT } from '../../shared/orbit-version.js';
 
 /**

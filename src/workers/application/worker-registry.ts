@@ -1,3 +1,4 @@
+import type { LauncherKind } from '../../config/orbit-config.js';
 import type { Labels } from '../../shared/domain/labels.js';
 
 export interface WorkerInfo {
@@ -12,6 +13,8 @@ export interface WorkerInfo {
   labels: Labels;
   /** Told to stop claiming (POST /workers/:id/drain); it finishes what it runs. */
   draining: boolean;
+  /** What starts its commands (ORBIT_LAUNCHER, with `auto` resolved). */
+  launcher: LauncherKind;
 }
 
 /** Which worker processes exist, and when each last said so. */

@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
-import { OrbitConfig } from '../../config/orbit-config.js';
+import { LAUNCHER_KINDS, type LauncherKind, OrbitConfig } from '../../config/orbit-config.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { ORBIT_VERSION } from '../../shared/orbit-version.js';
@@ -37,6 +37,12 @@ export class WorkerResponse {
   labels!: Record<string, string>;
   @ApiProperty({ example: false, description: 'Told to stop claiming (drain): it finishes what it runs' })
   draining!: boolean;
+  @ApiProperty({
+    enum: LAUNCHER_KINDS,
+    example: 'native',
+    description: 'What starts its commands: the native launcher built at install, or the Node spawner (ORBIT_LAUNCHER)',
+  })
+  launcher!: LauncherKind;
 }
 
 class WorkerListResponse {

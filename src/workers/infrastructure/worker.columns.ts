@@ -17,4 +17,5 @@ export const WORKER_COLUMNS = new TableColumns<WorkerInfo>('workers', {
   running: { type: 'integer' },
   labels: { type: 'jsonb' },
   draining: { type: 'boolean' },
+  launcher: { type: 'text' },
 });

@@ -849,6 +849,12 @@ export interface components {
              * @example false
              */
             draining: boolean;
+            /**
+             * @description What starts its commands: the native launcher built at install, or the Node spawner (ORBIT_LAUNCHER)
+             * @example native
+             * @enum {string}
+             */
+            launcher: "native" | "node";
         };
         WorkerListResponse: {
             items: components["schemas"]["WorkerResponse"][];

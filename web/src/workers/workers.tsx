@@ -1,4 +1,4 @@
-import { api, ok } from '../api/client';
+import { api, ok, type Worker } from '../api/client';
 import { Loading, PageTitle, Problem, Time } from '../shared/ui';
 import { count } from '../shared/format';
 import { startsOrEnds } from '../live/concerns';
@@ -7,6 +7,8 @@ import { WorkerLabels } from './placement';
 import { WorkerDrain } from './worker-drain';
 
 const HEARTBEAT_POLL_MS = 15_000;
+
+const LAUNCHER_NAMES: Record<Worker['launcher'], string> = { native: 'native', node: 'Node spawner' };
 
 export function WorkersPage() {
   const workers = useLive(() => ok(api.GET('/workers')), [], {
@@ -34,6 +36,7 @@ export function WorkersPage() {
               <th scope="col">Last heartbeat</th>
               <th scope="col">Started</th>
               <th scope="col">Version</th>
+              <th scope="col">Launcher</th>
               <th scope="col">Labels</th>
               <th scope="col">
                 <span class="visually-hidden">Actions</span>
@@ -57,6 +60,7 @@ export function WorkersPage() {
                   <Time iso={worker.startedAt} />
                 </td>
                 <td>{worker.version}</td>
+                <td>{LAUNCHER_NAMES[worker.launcher]}</td>
                 <td>
                   <WorkerLabels worker={worker} />
                 </td>
