@@ -3,7 +3,7 @@
  * process spawning the same commands in the same run, with the native launcher and, at
  * concurrency 8, with the Node spawner too; and how soon an idle worker starts a manual run.
  */
-import type { LauncherKind } from '../src/runtime/application/command-runner.js';
+import type { LauncherKind } from '../src/config/orbit-config.js';
 import { combined, CpuSample, describeCpu, perExecution, postgresTree, workerTree } from './cpu.js';
 import { reportSpawnCost } from './spawn-cost.js';
 import { describeWal, walPosition, walSince, WalPerExecution } from './wal.js';

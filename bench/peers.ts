@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { makeWorkerUtils } from 'graphile-worker';
 import PgBoss10 from 'pg-boss';
 import { PgBoss as PgBoss12 } from 'pg-boss-12';
-import type { LauncherKind } from '../src/runtime/application/command-runner.js';
+import type { LauncherKind } from '../src/config/orbit-config.js';
 import { LATENCY_SPACING_MS, LATENCY_WARM_UP_RUNS, LAUNCHER_NAMES } from './burst.js';
 import { combined, CpuSample, describeCpu, perExecution, postgresTree, workerTree } from './cpu.js';
 import { describeWal, walPosition, walSince, WalPerExecution } from './wal.js';

@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { LauncherKind } from '../src/runtime/application/command-runner.js';
+import type { LauncherKind } from '../src/config/orbit-config.js';
 import { startLauncher } from '../src/runtime/infrastructure/launchers.js';
 import { processTimes } from './cpu.js';
 import {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type pg from 'pg';
-import type { LauncherKind } from '../src/runtime/application/command-runner.js';
+import type { LauncherKind } from '../src/config/orbit-config.js';
 import type { CpuSample } from './cpu.js';
 import type { WalPerExecution } from './wal.js';
 

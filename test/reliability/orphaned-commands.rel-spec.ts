@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LauncherKind } from '../../src/runtime/application/command-runner.js';
+import type { LauncherKind } from '../../src/config/orbit-config.js';
 import { ExecutionRow, QueueableJob, useCluster } from './support/cluster.js';
 import { OrbitClient } from './support/http.js';
 import { LAUNCHER_NAMES, OrbitNode } from './support/orbit-node.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LauncherKind } from '../../../src/runtime/application/command-runner.js';
+import type { LauncherKind } from '../../../src/config/orbit-config.js';
 import { OrbitClient } from './http.js';
 import { OrbitNode, Role } from './orbit-node.js';
 import { ReliabilityPostgres } from './postgres.js';

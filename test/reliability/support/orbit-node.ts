@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { LauncherKind } from '../../../src/runtime/application/command-runner.js';
+import type { LauncherKind } from '../../../src/config/orbit-config.js';
 import { childrenOf, processEntry, waitFor } from './util.js';
 
 export type Role = 'all' | 'api' | 'worker';
