@@ -131,9 +131,8 @@ export class LauncherCommandRunner extends CommandRunner {
     const launcher = this.launcher;
     if (!launcher) return;
     this.launcher = undefined;
-    const exited = new Promise((resolve) => launcher.process.once('exit', resolve));
     launcher.end();
-    await exited;
+    await launcher.exited;
   }
 
   private ensureLauncher(): LauncherChannel {
@@ -141,12 +140,12 @@ export class LauncherCommandRunner extends CommandRunner {
     const launcher = startLauncher(this.kind, (messages) => {
       for (const message of messages as LauncherMessage[]) this.receive(message);
     });
-    launcher.process.once('exit', (code, signal) => {
+    void launcher.exited.then((how) => {
       if (this.launcher === launcher) {
         this.launcher = undefined;
-        this.logger.error(`The command launcher exited (code ${code}, signal ${signal}): killing its commands`);
+        this.logger.error(`The command launcher exited (${how}): killing its commands`);
       }
-      void this.killOrphans(launcher);
+      return this.killOrphans(launcher);
     });
     this.launcher = launcher;
     return launcher;

@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../config/orbit-config.js';
-import { chooseLauncher } from './launchers.js';
+import { chooseLauncher, startLauncher } from './launchers.js';
 
 describe('chooseLauncher', () => {
   let dir: string;
@@ -33,5 +33,30 @@ describe('chooseLauncher', () => {
       `ORBIT_LAUNCHER=native, but there is no native launcher at ${missing}`,
     );
     expect(() => chooseLauncher('native', missing)).toThrow('or set ORBIT_LAUNCHER=auto or node');
+  });
+});
+
+describe('startLauncher', () => {
+  let dir: string;
+  beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'orbit-launchers-'))));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('says a launcher that could not start is gone, so that its runs are answered', async () => {
+    const launcher = startLauncher('native', () => undefined, join(dir, 'removed-since'));
+    await expect(launcher.exited).resolves.toBe(`could not start: spawn ${join(dir, 'removed-since')} ENOENT`);
+    expect(launcher.open).toBe(false);
+  });
+
+  it('kills a launcher whose answers are not JSON lines, and hands on the ones before', async () => {
+    const garbling = join(dir, 'garbling');
+    writeFileSync(
+      garbling,
+      '#!/bin/sh\necho \'[{"type":"error","id":null,"error":"x"}]\'\necho garbage\nexec sleep 60\n',
+    );
+    chmodSync(garbling, 0o755);
+    const received: unknown[] = [];
+    const launcher = startLauncher('native', (messages) => received.push(...messages), garbling);
+    await expect(launcher.exited).resolves.toBe('code null, signal SIGKILL');
+    expect(received).toEqual([{ type: 'error', id: null, error: 'x' }]);
   });
 });

@@ -10,10 +10,11 @@ import { ORBIT_ROOT } from '../../shared/orbit-version.js';
  * `launcher/PROTOCOL.md`, a message being an array of requests or answers.
  */
 export interface LauncherChannel {
-  readonly kind: LauncherKind;
   readonly process: ChildProcess;
   /** Whether requests still reach it. */
   readonly open: boolean;
+  /** Settles once the launcher is gone: it exited, was killed, or could not start. */
+  readonly exited: Promise<string>;
   send(messages: object[]): void;
   /** Ends the channel, which tells the launcher to kill what still runs and exit. */
   end(): void;
@@ -57,6 +58,16 @@ export function startLauncher(
   return kind === 'native' ? startNative(binary, onMessages) : startSpawner(onMessages);
 }
 
+/** How the process ended, once: a process that could not start emits 'error' and no 'exit'. */
+function endOf(child: ChildProcess): Promise<string> {
+  return new Promise((resolve) => {
+    child.once('exit', (code, signal) => resolve(`code ${code}, signal ${signal}`));
+    child.once('error', (error) => {
+      if (child.pid === undefined) resolve(`could not start: ${error.message}`);
+    });
+  });
+}
+
 function startSpawner(onMessages: (messages: unknown[]) => void): LauncherChannel {
   const child = fork(SPAWNER, [], {
     execArgv: SPAWNER_NODE_FLAGS,
@@ -66,8 +77,8 @@ function startSpawner(onMessages: (messages: unknown[]) => void): LauncherChanne
   });
   child.on('message', (messages: unknown[]) => onMessages(messages));
   return {
-    kind: 'node',
     process: child,
+    exited: endOf(child),
     get open() {
       return child.connected;
     },
@@ -82,23 +93,29 @@ function startSpawner(onMessages: (messages: unknown[]) => void): LauncherChanne
 function startNative(binary: string, onMessages: (messages: unknown[]) => void): LauncherChannel {
   const child = spawn(binary, [], { env: {}, detached: true, stdio: ['pipe', 'pipe', 'inherit'] });
   let open = true;
-  const close = () => {
-    open = false;
-  };
-  child.once('exit', close);
-  child.once('error', close);
-  // a launcher that died mid-write: its exit says so, the worker's handler does the rest
-  child.stdin.on('error', close);
+  const exited = endOf(child).finally(() => (open = false));
+  // a launcher that died mid-write: its exit says so, and the worker's handler does the rest
+  child.stdin.on('error', () => (open = false));
   let partial = '';
   child.stdout.setEncoding('utf8');
   child.stdout.on('data', (chunk: string) => {
     const lines = (partial + chunk).split('\n');
     partial = lines.pop() ?? '';
-    for (const line of lines) if (line) onMessages(JSON.parse(line) as unknown[]);
+    for (const line of lines) {
+      let messages: unknown[];
+      try {
+        messages = JSON.parse(line) as unknown[];
+      } catch {
+        // a launcher that garbles its answers cannot be trusted with its runs: it is treated as dead
+        child.kill('SIGKILL');
+        return;
+      }
+      onMessages(messages);
+    }
   });
   return {
-    kind: 'native',
     process: child,
+    exited,
     get open() {
       return open;
     },
@@ -106,7 +123,7 @@ function startNative(binary: string, onMessages: (messages: unknown[]) => void):
       if (open) child.stdin.write(`${JSON.stringify(messages)}\n`);
     },
     end: () => {
-      close();
+      open = false;
       child.stdin.end();
     },
   };
