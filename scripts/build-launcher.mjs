@@ -1,8 +1,9 @@
 // Builds the native launcher (src/runtime/infrastructure/launcher) with the system's C compiler,
 // at install time. Without a compiler, or when the build fails, it says so in one line and
-// succeeds: Orbit then starts commands through its Node spawner.
+// succeeds: Orbit then starts commands through its Node spawner. With --if-stale (as `npm run
+// build` and the test suite run it) it does nothing while the launcher is newer than its source.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -10,11 +11,25 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const source = join(root, 'src/runtime/infrastructure/launcher');
 const LAUNCHER_BINARY = join(root, 'dist/native/orbit-launcher');
 
+const sources = readdirSync(source).filter((file) => /\.[ch]$/.test(file));
+const fresh =
+  existsSync(LAUNCHER_BINARY) &&
+  sources.every((file) => statSync(join(source, file)).mtimeMs <= statSync(LAUNCHER_BINARY).mtimeMs);
+if (process.argv.includes('--if-stale') && fresh) process.exit(0);
+
 const compiler = process.env.CC || 'cc';
 mkdirSync(dirname(LAUNCHER_BINARY), { recursive: true });
 const build = spawnSync(
   compiler,
-  ['-O2', '-Wall', '-Wextra', '-o', LAUNCHER_BINARY, join(source, 'orbit-launcher.c'), join(source, 'json.c'), '-lm'],
+  [
+    '-O2',
+    '-Wall',
+    '-Wextra',
+    '-o',
+    LAUNCHER_BINARY,
+    ...sources.filter((file) => file.endsWith('.c')).map((file) => join(source, file)),
+    '-lm',
+  ],
   { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
 );
 if (build.error) {

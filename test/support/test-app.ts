@@ -51,8 +51,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       ORBIT_RATE_LIMIT_PER_MINUTE: '0',
       ORBIT_SIGN_IN_FAILURES_PER_MINUTE: '0',
       LOG_LEVEL: 'silent',
-      // the native launcher, and no silent fallback when it was not built; the "node spawner" jest project says node
-      ORBIT_LAUNCHER: process.env.ORBIT_TEST_LAUNCHER ?? 'native',
+      // the native launcher unless it could not be built (see global-setup.ts); the "node spawner" jest project says node
+      ORBIT_LAUNCHER:
+        process.env.ORBIT_TEST_LAUNCHER ?? (process.env.ORBIT_TEST_NATIVE_LAUNCHER === 'missing' ? 'node' : 'native'),
       ...options.env,
     },
     [],
