@@ -27,7 +27,7 @@ const SCAN = [
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 
 interface Scan {
-  /** What the command printed: its user, whether it could read its parent (the spawner), its pid. */
+  /** What the command printed: its user, whether it could read its parent (the launcher), its pid. */
   stdout: string;
   /** The environment of every process the command could read, by pid. */
   environs: Map<number, string>;
@@ -141,18 +141,19 @@ describe('reliability: a command reads every /proc/*/environ it can and finds no
       });
       const scan = await scanOn(node, token);
 
-      const spawner = Number(/^parent (\d+) readable$/m.exec(scan.stdout)?.[1]);
+      const launcher = Number(/^parent (\d+) readable$/m.exec(scan.stdout)?.[1]);
       expect(scan.stdout).toMatch(/^root\nparent \d+ readable\nself \d+\n$/);
       expect(node.find(/Commands run as root \(ORBIT_COMMAND_USER\)/)).toBeDefined();
-      // it read Orbit's environment and the spawner's, and the spawner's is empty but for its IPC channel
+      // it read Orbit's environment and the launcher's, which is empty (the Node spawner's but for its IPC channel)
       expect(scan.environs.get(node.pid)).toBe(scan.orbit);
       expect(
         scan.environs
-          .get(spawner)
+          .get(launcher)
           ?.split('\0')
           .filter(Boolean)
           .map((v) => v.split('=')[0]),
-      ).toEqual(['NODE_CHANNEL_FD', 'NODE_CHANNEL_SERIALIZATION_MODE']);
+      ).toEqual(node.launcher === 'node' ? ['NODE_CHANNEL_FD', 'NODE_CHANNEL_SERIALIZATION_MODE'] : []);
+      expect(node.launcher).toBeDefined();
       expect(holders(scan, secretsOf(token, smtpUrl))).toEqual({ token: [], smtp: [], database: [] });
     }));
 
@@ -175,7 +176,7 @@ describe('reliability: a command reads every /proc/*/environ it can and finds no
       });
       const scan = await scanOn(node, token);
 
-      // Orbit's children (the spawner and the embedded PostgreSQL's host) were read, and hold nothing
+      // Orbit's children (the launcher and the embedded PostgreSQL's host) were read, and hold nothing
       expect(scan.children.length).toBeGreaterThanOrEqual(2);
       for (const child of scan.children) expect(scan.environs.has(child)).toBe(true);
       const { token: tokenHolders, smtp } = holders(scan, secretsOf(token, smtpUrl));
