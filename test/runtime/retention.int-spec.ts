@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Logger, LoggerService } from '@nestjs/common';
 import { ExecutionRetentionRepository } from '../../src/executions/application/execution-retention.repository.js';
+import { PromMetrics } from '../../src/observability/infrastructure/prom-metrics.js';
 import { RetentionService } from '../../src/runtime/application/retention.service.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { storedJob } from '../support/jobs.js';
@@ -299,6 +300,42 @@ describe('the retention sweep (clock driven, no loops running)', () => {
         ),
       },
       { level: 'debug', message: expect.stringMatching(/^Retention: deleted 0 executions .* in 1 batches/) },
+    ]);
+  });
+  it('puts every pass on /metrics, a failed one too, which leaves the last success as it was', async () => {
+    const { t, retention } = await start({ ORBIT_RETENTION_DAYS: '30', ORBIT_RETENTION_KEEP_PER_JOB: '1' });
+    const job = (await storedJob(t, DISABLED)).id;
+    for (const days of [90, 80, 70]) await insertExecution(t, job, { status: 'SUCCEEDED', createdAt: ago(days * DAY) });
+    const retentionLines = async () =>
+      (await t.app.get(PromMetrics).registry.metrics())
+        .split('\n')
+        .filter((line) => line.startsWith('orbit_retention_') && !line.includes('duration'));
+    const durationOf = async () =>
+      Number(
+        (await t.app.get(PromMetrics).registry.metrics()).match(
+          /^orbit_retention_last_pass_duration_seconds (\S+)$/m,
+        )?.[1],
+      );
+    expect(await retentionLines()).toEqual(['orbit_retention_last_success_timestamp_seconds 0']);
+
+    await retention.sweep();
+    expect(await retentionLines()).toEqual([
+      'orbit_retention_passes_total{outcome="success"} 1',
+      'orbit_retention_deleted_total{kind="executions"} 2',
+      'orbit_retention_deleted_total{kind="job_events"} 0',
+      `orbit_retention_last_success_timestamp_seconds ${NOW.getTime() / 1000}`,
+    ]);
+    expect(await durationOf()).toBeGreaterThan(0);
+
+    clock.advance(10 * MINUTE);
+    wrapPruneBatch(t, () => Promise.reject(new Error('the database went away')));
+    await expect(retention.sweep()).rejects.toThrow('the database went away');
+    expect(await retentionLines()).toEqual([
+      'orbit_retention_passes_total{outcome="success"} 1',
+      'orbit_retention_passes_total{outcome="failure"} 1',
+      'orbit_retention_deleted_total{kind="executions"} 2',
+      'orbit_retention_deleted_total{kind="job_events"} 0',
+      `orbit_retention_last_success_timestamp_seconds ${NOW.getTime() / 1000}`,
     ]);
   });
 });

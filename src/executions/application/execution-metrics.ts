@@ -13,4 +13,6 @@ export abstract class ExecutionMetrics {
   abstract fireSkipped(): void;
   /** This node's worker starts its commands through `kind`. */
   abstract launcherInUse(kind: LauncherKind): void;
+  /** A retention pass of this node ended at `at`, having deleted what it says; or failed (`deleted` undefined). */
+  abstract retentionPassed(at: Date, ms: number, deleted?: { executions: number; jobEvents: number }): void;
 }

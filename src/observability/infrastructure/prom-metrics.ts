@@ -50,6 +50,28 @@ export class PromMetrics extends ExecutionMetrics {
     labelNames: ['kind'],
     registers: [this.registry],
   });
+  private readonly retentionPasses = new Counter({
+    name: 'orbit_retention_passes_total',
+    help: 'Retention passes this node ended, by outcome (success, failure)',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+  private readonly retentionDeleted = new Counter({
+    name: 'orbit_retention_deleted_total',
+    help: 'Rows retention deleted on this node, by kind (executions, with their output and events; job_events)',
+    labelNames: ['kind'],
+    registers: [this.registry],
+  });
+  private readonly retentionLastSuccess = new Gauge({
+    name: 'orbit_retention_last_success_timestamp_seconds',
+    help: "When this node's last successful retention pass ended (Unix time); 0 before the first",
+    registers: [this.registry],
+  });
+  private readonly retentionLastDuration = new Gauge({
+    name: 'orbit_retention_last_pass_duration_seconds',
+    help: "How long this node's last retention pass took, whatever its outcome",
+    registers: [this.registry],
+  });
   private readonly retries = this.counter('orbit_retries_total', 'Retries queued after a failure');
   private readonly timeouts = this.counter('orbit_timeouts_total', 'Executions failed by their timeout');
   private readonly expiredLeases = this.counter(
@@ -137,6 +159,15 @@ export class PromMetrics extends ExecutionMetrics {
 
   launcherInUse(kind: LauncherKind): void {
     this.launcher.set({ kind }, 1);
+  }
+
+  retentionPassed(at: Date, ms: number, deleted?: { executions: number; jobEvents: number }): void {
+    this.retentionLastDuration.set(ms / 1000);
+    this.retentionPasses.inc({ outcome: deleted ? 'success' : 'failure' });
+    if (!deleted) return;
+    this.retentionLastSuccess.set(at.getTime() / 1000);
+    this.retentionDeleted.inc({ kind: 'executions' }, deleted.executions);
+    this.retentionDeleted.inc({ kind: 'job_events' }, deleted.jobEvents);
   }
 
   private counter(name: string, help: string): Counter {

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Injectable, Logger } from '@nestjs/common';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import { EventRetention } from '../../events/application/event-retention.js';
+import { ExecutionMetrics } from '../../executions/application/execution-metrics.js';
 import { ExecutionRetentionRepository } from '../../executions/application/execution-retention.repository.js';
 import { BackgroundLoop, FIRST_SWEEP_AFTER_MS } from '../../shared/application/background-loop.js';
 import { Clock } from '../../shared/domain/clock.js';
@@ -38,6 +39,7 @@ export class RetentionService {
     private readonly clock: Clock,
     private readonly retention: ExecutionRetentionRepository,
     private readonly events: EventRetention,
+    private readonly metrics: ExecutionMetrics,
   ) {
     const everyMs = config.retentionIntervalSeconds * 1000;
     const cadence = { everyMs, firstAfterMs: FIRST_SWEEP_AFTER_MS };
@@ -47,11 +49,25 @@ export class RetentionService {
   /**
    * One sweep at `now`: batch after batch until one deletes fewer rows than a full batch (or
    * the node is shutting down). Not wrapped in a transaction, so that every batch commits and
-   * releases its locks on its own.
+   * releases its locks on its own. Each pass, and each failed one, is on /metrics.
    */
   async sweep(now: Date = this.clock.now()): Promise<SweepResult> {
-    const { retentionDays, retentionKeepPerJob, retentionBatchSize } = this.config;
     const started = performance.now();
+    try {
+      const result = await this.prune(now, started);
+      this.metrics.retentionPassed(this.clock.now(), result.ms, {
+        executions: result.deleted,
+        jobEvents: result.jobEvents,
+      });
+      return result;
+    } catch (error) {
+      this.metrics.retentionPassed(this.clock.now(), performance.now() - started);
+      throw error;
+    }
+  }
+
+  private async prune(now: Date, started: number): Promise<SweepResult> {
+    const { retentionDays, retentionKeepPerJob, retentionBatchSize } = this.config;
     const olderThan = new Date(now.getTime() - retentionDays * DAY_MS);
     let deleted = 0;
     let batches = 0;
