@@ -300,23 +300,23 @@ export interface SeedRange {
 /** What a worker leaves behind: QUEUED → RUNNING → SUCCEEDED (version 3), exit code 0, no output; in chunks. */
 export async function insertExecutions(bench: Bench, range: SeedRange): Promise<void> {
   const began = Date.now();
-  const executions = `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger,
-         scheduled_for, due_at, created_at, started_at, finished_at, exit_code, worker_id, version)
-       SELECT gen_random_uuid(), ($1::uuid[])[1 + g % cardinality($1::uuid[])], 'true', 0, 60, 'SUCCEEDED', 1,
-              'SCHEDULE', s.slot, s.slot, s.slot + interval '2 ms', s.slot + interval '5 ms',
-              s.slot + interval '15 ms' + (g % 50) * interval '1 ms', 0, 'bench-seed:1:000000', 3
+  const rows = `SELECT gen_random_uuid() AS id, ($1::uuid[])[1 + g % cardinality($1::uuid[])] AS job_id, s.slot,
+              s.slot + interval '15 ms' + (g % 50) * interval '1 ms' AS finished_at
          FROM generate_series($2::int, $3::int) AS g,
               LATERAL (SELECT $4::timestamptz - g * $5::float8 * interval '1 ms' AS slot) AS s`;
-  // the rows the event triggers would have written for these three transitions
-  const withEvents = `WITH e AS (${executions}
-       RETURNING id, job_id, attempt, trigger, worker_id, created_at, started_at, finished_at)
-     INSERT INTO events (type, at, job_id, execution_id, from_status, to_status, attempt, trigger, exit_code, worker_id)
-     SELECT t.type, t.at, e.job_id, e.id, t.from_status, t.to_status, e.attempt, e.trigger, t.exit_code, t.worker_id
-       FROM e CROSS JOIN LATERAL (VALUES
-         ('execution.queued', e.created_at, NULL, 'QUEUED', NULL::int, NULL),
-         ('execution.running', e.started_at, 'QUEUED', 'RUNNING', NULL, e.worker_id),
-         ('execution.succeeded', e.finished_at, 'RUNNING', 'SUCCEEDED', 0, e.worker_id)
-       ) AS t (type, at, from_status, to_status, exit_code, worker_id)`;
+  const insert = (seqs: string) => `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status,
+         attempt, trigger, scheduled_for, due_at, created_at, started_at, finished_at, exit_code, worker_id, version${seqs})`;
+  const values = `id, job_id, 'true', 0, 60, 'SUCCEEDED', 1, 'SCHEDULE', slot, slot, slot + interval '2 ms',
+         slot + interval '5 ms', finished_at, 0, 'bench-seed:1:000000', 3`;
+  const executions = `${insert('')} SELECT ${values} FROM (${rows}) AS r`;
+  // with what the triggers would have written for these three transitions: the queued event's row, and the
+  // seqs of the two events the row holds, taken in the order of the changes
+  const withEvents = `WITH r AS MATERIALIZED (
+         SELECT *, nextval('orbit_event_seq') AS queued, nextval('orbit_event_seq') AS started,
+                nextval('orbit_event_seq') AS finished FROM (${rows}) AS r),
+       e AS (${insert(', started_seq, finished_seq')} SELECT ${values}, started, finished FROM r)
+     INSERT INTO event_log (seq, type, at, job_id, execution_id, to_status, attempt, trigger) OVERRIDING SYSTEM VALUE
+     SELECT queued, 'execution.queued', slot + interval '2 ms', job_id, id, 'QUEUED', 1, 'SCHEDULE' FROM r`;
   for (let from = range.from; from <= range.to; from += SEED_CHUNK) {
     const to = Math.min(range.to, from + SEED_CHUNK - 1);
     await bench.db.query(range.events ? withEvents : executions, [

@@ -1,8 +1,8 @@
 /**
  * Growth: the same measures with a long history in the table. Finished executions
  * are seeded by SQL, each with the three events a real run leaves (queued, running, succeeded),
- * as retention keeps them in production (the events table grows with executions, three rows
- * each); then, with none, a fifth and all of BENCH_GROWTH_ROWS (1,000,000 and 5,000,000 by
+ * as retention keeps them in production (the queued event a row in event_log, the other two
+ * held by the execution's row); then, with none, a fifth and all of BENCH_GROWTH_ROWS (1,000,000 and 5,000,000 by
  * default) in the table: the c8 burst (rate beside bare Node's, and CPU per execution), the idle
  * latency, the claim's plan and time (EXPLAIN ANALYZE of the statement a worker sent), the same
  * claim behind runs kept in the table (whose dead queue entries it walks until a vacuum), and the
@@ -87,7 +87,7 @@ export async function runGrowth(bench: Bench): Promise<void> {
   }
   const since = new Date();
   await clearExecutions(db);
-  const eventsBefore = await scalar<string>(db, 'SELECT coalesce(max(seq), 0)::text AS value FROM events');
+  const eventsBefore = await scalar<string>(db, 'SELECT coalesce(max(seq), 0)::text AS value FROM event_log');
   const burstJob = await createJob(db, `${PREFIX}burst`);
   const latencyJob = await createJob(db, `${PREFIX}latency`);
   const historyJobs = await seedJobs(db, `${PREFIX}history-`);
@@ -107,7 +107,7 @@ export async function runGrowth(bench: Bench): Promise<void> {
         await bulkLoad(db, () => insertExecutions(bench, range));
         // as autovacuum would after such an insert: statistics for the planner, hint bits set
         await db.query('VACUUM (ANALYZE) executions');
-        await db.query('VACUUM (ANALYZE) events');
+        await db.query('VACUUM (ANALYZE) event_log');
         seedSeconds = (Date.now() - began) / 1000;
         log(`growth: ${rows} executions in the table (${seedSeconds.toFixed(0)} s for these)`);
         seeded = rows;
@@ -120,7 +120,7 @@ export async function runGrowth(bench: Bench): Promise<void> {
     // the burst's and latency's own rows went after each of them; the history goes here, with its events
     // (no trigger deletes those on a TRUNCATE)
     await clearExecutions(db);
-    await db.query('DELETE FROM events WHERE seq > $1 AND job_id = ANY ($2::uuid[])', [
+    await db.query('DELETE FROM event_log WHERE seq > $1 AND job_id = ANY ($2::uuid[])', [
       eventsBefore,
       [burstJob, latencyJob, ...historyJobs],
     ]);
@@ -165,8 +165,8 @@ async function measure(bench: Bench, rows: number, seedSeconds: number, context:
     api = await loadEndpoints(bench, context.server, context.historyJobs, sampleIds, `growth-api-${size}`);
   }
   const { rows: sizes } = await db.query<{ executions: string; events: string; eventRows: string }>(
-    `SELECT pg_total_relation_size('executions') AS executions, pg_total_relation_size('events') AS events,
-            (SELECT count(*) FROM events) AS "eventRows"`,
+    `SELECT pg_total_relation_size('executions') AS executions, pg_total_relation_size('event_log') AS events,
+            (SELECT count(*) FROM event_log) AS "eventRows"`,
   );
   const tables = {
     executionsBytes: Number(sizes[0]!.executions),
@@ -184,7 +184,8 @@ async function measure(bench: Bench, rows: number, seedSeconds: number, context:
  * weighed on the empty table's step.
  */
 async function eventsRead(db: Bench['db']): Promise<void> {
-  await db.query(`UPDATE event_cursors SET after_seq = (SELECT max(seq) FROM events), updated_at = now()`);
+  await db.query(`UPDATE event_cursors SET after_seq = greatest((SELECT max(seq) FROM event_log),
+     (SELECT max(started_seq) FROM executions), (SELECT max(finished_seq) FROM executions)), updated_at = now()`);
 }
 
 /**

@@ -20,6 +20,7 @@ import { SaveByFunction1765929600000 } from '../../migrations/1765929600000-Save
 import { QueueVacuum1766016000000 } from '../../migrations/1766016000000-QueueVacuum.js';
 import { JobDescription1766102400000 } from '../../migrations/1766102400000-JobDescription.js';
 import { WorkerLauncher1766188800000 } from '../../migrations/1766188800000-WorkerLauncher.js';
+import { DerivedExecutionEvents1766275200000 } from '../../migrations/1766275200000-DerivedExecutionEvents.js';
 
 export const MIGRATIONS = [
   InitialSchema1764460800000,
@@ -43,6 +44,7 @@ export const MIGRATIONS = [
   QueueVacuum1766016000000,
   JobDescription1766102400000,
   WorkerLauncher1766188800000,
+  DerivedExecutionEvents1766275200000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

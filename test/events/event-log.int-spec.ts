@@ -89,6 +89,51 @@ describe('reading the events never passes a gap an open transaction may fill', (
     }
     expect(await seqs(base)).toEqual([before, before + 1, before + 2]);
   });
+  /** Starts a queued execution on `c`: the guard hands the start its seq, which this answers. */
+  async function start(c: pg.Client | null, seq: number): Promise<number> {
+    const run = c ? c.query.bind(c) : t.db.sql;
+    const { rows } = await run(
+      `UPDATE executions SET status = 'RUNNING', started_at = now(), worker_id = 'w', lease_expires_at = now() + interval '1 minute'
+        WHERE id = (SELECT execution_id FROM event_log WHERE seq = $1) RETURNING started_seq`,
+      [seq],
+    );
+    return Number((rows as [{ started_seq: string }])[0].started_seq);
+  }
+
+  it('a status change, whose event the row holds, is waited for like a written event', async () => {
+    const base = (await seqs(0)).pop() ?? 0;
+    const queued = await queue(null);
+    const slow = await client();
+    await slow.query('BEGIN');
+    const started = await start(slow, queued);
+    const next = await queue(null);
+    expect([queued, started, next]).toEqual([base + 1, base + 2, base + 3]);
+
+    expect(await seqs(base)).toEqual([queued]); // the start's seq is a gap while it is open
+    const reading = seqs(base);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await slow.query('COMMIT');
+    expect(await reading).toEqual([queued, started, next]);
+    expect((await log.readAfter(queued, 1))[0]).toMatchObject({
+      type: 'execution.running',
+      from: 'QUEUED',
+      to: 'RUNNING',
+      workerId: 'w',
+    });
+  });
+
+  it('a status change rolled back leaves a gap that is passed, and no event', async () => {
+    const base = (await seqs(0)).pop() ?? 0;
+    const queued = await queue(null);
+    const aborted = await client();
+    await aborted.query('BEGIN');
+    await start(aborted, queued);
+    await aborted.query('ROLLBACK');
+    const next = await queue(null);
+    expect(next).toBe(base + 3);
+    expect(await seqs(base)).toEqual([queued, next]);
+  });
+
   it('the newest seq waits for a transaction that wrote an event, which may hold a smaller seq', async () => {
     const slow = await client();
     await slow.query('BEGIN');

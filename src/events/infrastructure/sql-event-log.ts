@@ -7,7 +7,13 @@ import { EVENTS_CHANNEL } from './pg-event-listener.js';
 
 const SELECTED = EVENT_COLUMNS.select();
 
-const AFTER = `SELECT ${SELECTED} FROM events WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3`;
+/** The stream's parts: the log's rows, and the two events an execution's row holds. */
+const PARTS = ['event_log', 'execution_start_events', 'execution_end_events'];
+
+/** Each part walks its own seq index up to the limit; one ORDER BY over a union of them would sort the rows' parts. */
+export const AFTER = `
+  SELECT * FROM (${PARTS.map((part) => `(SELECT ${SELECTED} FROM ${part} WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3)`).join(' UNION ALL ')}) AS e
+   ORDER BY seq LIMIT $3`;
 
 /** What a writer's own event sets; the others take their columns' defaults. */
 const APPENDED = ['type', 'at', 'jobId', 'executionId', 'attempt', 'workerId', 'slot', 'detail'] as const;
@@ -15,26 +21,28 @@ const APPENDED = ['type', 'at', 'jobId', 'executionId', 'attempt', 'workerId', '
 /** One statement for any number of events, which wakes the listeners as the triggers' events do (at commit). */
 const APPEND = `
   WITH appended AS (
-    INSERT INTO events (${EVENT_COLUMNS.names(APPENDED)})
+    INSERT INTO event_log (${EVENT_COLUMNS.names(APPENDED)})
     SELECT * FROM unnest(${EVENT_COLUMNS.arrays(APPENDED)})
     RETURNING 1)
   SELECT pg_notify('${EVENTS_CHANNEL}', '') FROM (SELECT 1 FROM appended LIMIT 1) AS any_appended`;
 
 /**
- * Other sessions' transactions that may still fill a gap: those that wrote to the events table
- * (an insert takes its lock before it takes a seq, and keeps it to the end of the transaction),
- * named by their virtual transaction ids. Plain readers (AccessShareLock) cannot fill one.
+ * Other sessions' transactions that may still fill a gap: those that wrote to the event log or
+ * to executions (an insert takes its lock before it takes a seq, as does a status change, whose
+ * seq the guard hands out; each keeps its lock to the end of the transaction), named by their
+ * virtual transaction ids. Plain readers (AccessShareLock) cannot fill one.
  */
 const EVENT_WRITERS = `
-  SELECT virtualtransaction FROM pg_locks
-   WHERE locktype = 'relation' AND relation = 'events'::regclass AND mode <> 'AccessShareLock' AND granted
+  SELECT DISTINCT virtualtransaction FROM pg_locks
+   WHERE locktype = 'relation' AND relation IN ('event_log'::regclass, 'executions'::regclass)
+     AND mode <> 'AccessShareLock' AND granted
      AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND pid <> pg_backend_pid()`;
 const WRITERS_NOW = `SELECT coalesce(array_agg(virtualtransaction), '{}') AS writers FROM (${EVENT_WRITERS}) AS w`;
 const STILL_OPEN = `
   SELECT count(*)::int AS open FROM (${EVENT_WRITERS}) AS w WHERE virtualtransaction = ANY ($1::text[])`;
 /** The newest seq, and the writers open after it was read (the snapshot is taken before pg_locks is read). */
-const LATEST = `
-  SELECT coalesce((SELECT max(seq) FROM events), 0) AS seq,
+export const LATEST = `
+  SELECT greatest(${PARTS.map((part) => `(SELECT max(seq) FROM ${part})`).join(', ')}, 0) AS seq,
          (SELECT coalesce(array_agg(virtualtransaction), '{}') FROM (${EVENT_WRITERS}) AS w) AS writers`;
 
 /** The largest seq PostgreSQL's bigint can hold; JavaScript numbers are exact far beyond any real stream. */

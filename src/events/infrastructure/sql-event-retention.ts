@@ -4,8 +4,8 @@ import { EventRetention } from '../application/event-retention.js';
 
 /** One batch, one statement, through events_job_changes_idx; rows another transaction holds are skipped. */
 const PRUNE_JOB_EVENTS = `
-  DELETE FROM events WHERE seq = ANY (ARRAY(
-    SELECT seq FROM events WHERE execution_id IS NULL AND at < $1 ORDER BY at LIMIT $2 FOR UPDATE SKIP LOCKED))
+  DELETE FROM event_log WHERE seq = ANY (ARRAY(
+    SELECT seq FROM event_log WHERE execution_id IS NULL AND at < $1 ORDER BY at LIMIT $2 FOR UPDATE SKIP LOCKED))
   RETURNING seq`;
 
 @Injectable()

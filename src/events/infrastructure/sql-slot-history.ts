@@ -18,7 +18,7 @@ export class SqlSlotHistory extends SlotHistory {
   async aboutSlots(jobId: string, slots: readonly Date[]): Promise<RecordedEvent[]> {
     if (slots.length === 0) return [];
     return this.db.rows<RecordedEvent>(
-      `SELECT ${RECORDED} FROM events
+      `SELECT ${RECORDED} FROM event_log
         WHERE job_id = $1 AND slot = ANY ($2::timestamptz[]) AND type = ANY ($3::text[])
         ORDER BY seq`,
       [jobId, slots, SLOT_EVENT_TYPES],
@@ -27,7 +27,7 @@ export class SqlSlotHistory extends SlotHistory {
 
   async missedBefore(jobId: string, instant: Date): Promise<RecordedEvent | null> {
     const [row] = await this.db.rows<RecordedEvent>(
-      `SELECT ${RECORDED} FROM events
+      `SELECT ${RECORDED} FROM event_log
         WHERE job_id = $1 AND slot IS NOT NULL AND slot < $2 AND type = 'slot.missed'
         ORDER BY slot DESC LIMIT 1`,
       [jobId, instant],
@@ -37,12 +37,12 @@ export class SqlSlotHistory extends SlotHistory {
 
   async pauseChanges(jobId: string, from: Date, to: Date, limit: number): Promise<RecordedEvent[]> {
     return this.db.rows<RecordedEvent>(
-      `(SELECT ${RECORDED} FROM events WHERE job_id = $1 AND ${PAUSES} AND at < $2 ORDER BY at DESC LIMIT 1)
+      `(SELECT ${RECORDED} FROM event_log WHERE job_id = $1 AND ${PAUSES} AND at < $2 ORDER BY at DESC LIMIT 1)
        UNION ALL
-       (SELECT ${RECORDED} FROM events WHERE job_id = $1 AND ${PAUSES} AND at >= $2 AND at < $3
+       (SELECT ${RECORDED} FROM event_log WHERE job_id = $1 AND ${PAUSES} AND at >= $2 AND at < $3
          ORDER BY at LIMIT $4)
        UNION ALL
-       (SELECT ${RECORDED} FROM events WHERE job_id = $1 AND ${PAUSES} AND at >= $3 ORDER BY at LIMIT 1)
+       (SELECT ${RECORDED} FROM event_log WHERE job_id = $1 AND ${PAUSES} AND at >= $3 ORDER BY at LIMIT 1)
        ORDER BY at`,
       [jobId, from, to, limit],
     );
