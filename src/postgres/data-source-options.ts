@@ -21,6 +21,7 @@ import { QueueVacuum1766016000000 } from '../../migrations/1766016000000-QueueVa
 import { JobDescription1766102400000 } from '../../migrations/1766102400000-JobDescription.js';
 import { WorkerLauncher1766188800000 } from '../../migrations/1766188800000-WorkerLauncher.js';
 import { DerivedExecutionEvents1766275200000 } from '../../migrations/1766275200000-DerivedExecutionEvents.js';
+import { FailingJobOutcomes1766282400000 } from '../../migrations/1766282400000-FailingJobOutcomes.js';
 
 export const MIGRATIONS = [
   InitialSchema1764460800000,
@@ -45,6 +46,7 @@ export const MIGRATIONS = [
   JobDescription1766102400000,
   WorkerLauncher1766188800000,
   DerivedExecutionEvents1766275200000,
+  FailingJobOutcomes1766282400000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {
