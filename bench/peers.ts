@@ -40,6 +40,10 @@ const CONCURRENCY = 8;
 const CPU_TARGET_SHARE = 0.8;
 /** Orbit's c8 burst rate with the native launcher, at least this multiple of graphile-worker's. */
 const RATE_TARGET_MULTIPLE = 1.2;
+/** What PostgreSQL spends per run (its CPU) for Orbit, at most this multiple of graphile-worker's; and what it writes. */
+const PG_TARGET_MULTIPLE = 1.3;
+const ROW_VERSIONS_TARGET = 4;
+const INDEX_ENTRIES_TARGET = 10;
 /** The task (graphile-worker) or queue (pg-boss) name the peers run peer-handler.mjs for. */
 const TASK = 'bench-true';
 
@@ -349,6 +353,7 @@ function reportPeer(
     ratio: orbitCpu ? ratio(cpuShare(orbitCpu)) : '',
     verdict: orbitCpu ? verdict(cpuShare(orbitCpu) <= CPU_TARGET_SHARE) : 'info',
   });
+  if (native) reportDatabaseShare(bench, title, judged, native, burst);
   const spawner = judged ? orbit.c8.node : undefined;
   if (spawner) {
     const name = LAUNCHER_NAMES.node;
@@ -386,6 +391,37 @@ function reportPeer(
       judged && orbit.idleLatencyMs
         ? verdict(orbit.idleLatencyMs.p50 <= l.p50 && orbit.idleLatencyMs.p99 <= l.p99)
         : 'info',
+  });
+}
+
+/** Runs per second one PostgreSQL core carries at `pgMs` of its CPU per run: the ceiling of a cluster that shares it. */
+const ceiling = (pgMs: number) => `${Math.round(1000 / pgMs).toLocaleString('en-US')} runs/s per PostgreSQL core`;
+
+/**
+ * Workers scale out and the database does not: what PostgreSQL spends per run bounds a cluster.
+ * Orbit's c8 burst with the native launcher against the peer's, and the ceiling each implies.
+ */
+function reportDatabaseShare(bench: Bench, title: string, judged: boolean, orbit: C8Burst, peer: PeerBurst): void {
+  const orbitPg = orbit.cpuMs.postgres!;
+  const peerPg = peer.cpuMs.postgres!;
+  const { rowVersions, indexEntries } = orbit.wal;
+  const writes = rowVersions !== null && indexEntries !== null;
+  const writesMet = writes && rowVersions <= ROW_VERSIONS_TARGET && indexEntries <= INDEX_ENTRIES_TARGET;
+  bench.report.add({
+    scenario: 'peers',
+    measure: `… PostgreSQL's CPU per run, Orbit c${CONCURRENCY} (native launcher) against ${title}, and the cluster ceiling each implies`,
+    figure: `Orbit ${orbitPg.toFixed(2)} ms: ${ceiling(orbitPg)}; ${title} ${peerPg.toFixed(2)} ms: ${ceiling(peerPg)}`,
+    target: judged ? `Orbit ≤ ${PG_TARGET_MULTIPLE} × ${title}'s` : 'report',
+    ratio: ratio(orbitPg / peerPg),
+    verdict: judged ? verdict(orbitPg <= PG_TARGET_MULTIPLE * peerPg) : 'info',
+  });
+  if (!judged) return;
+  bench.report.add({
+    scenario: 'peers',
+    measure: `… what PostgreSQL writes per run, Orbit c${CONCURRENCY} against ${title}`,
+    figure: `Orbit ${describeWal(orbit.wal)}; ${title} ${describeWal(peer.wal)}`,
+    target: `Orbit ≤ ${ROW_VERSIONS_TARGET} row versions and ≤ ${INDEX_ENTRIES_TARGET} index entries`,
+    verdict: writes ? verdict(writesMet) : 'info',
   });
 }
 
