@@ -1,10 +1,10 @@
-import type { AlertEvent } from '../../jobs/domain/job-alerts.js';
+import type { ChannelAlertEvent } from '../../jobs/domain/job-alerts.js';
 
 export const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** What a delivery is sent for: an alert event, or a channel's test. */
-export type DeliveryEvent = AlertEvent | 'test';
+/** What a delivery is sent for: an alert event (a job's or the cluster's), or a channel's test. */
+export type DeliveryEvent = ChannelAlertEvent | 'test';
 
 /** How long one attempt may take, connection to answer. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;

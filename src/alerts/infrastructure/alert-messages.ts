@@ -9,6 +9,9 @@ const HEADLINES: Record<AlertPayload['event'], string> = {
   late: 'is late',
   long_running: 'runs too long',
   missed: 'missed a slot',
+  retention_failed: 'retention passes fail',
+  retention_behind: 'retention is behind',
+  retention_recovered: 'retention recovered',
   test: 'test alert',
 };
 
