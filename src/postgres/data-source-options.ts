@@ -20,6 +20,7 @@ import { SaveByFunction1765929600000 } from '../../migrations/1765929600000-Save
 import { QueueVacuum1766016000000 } from '../../migrations/1766016000000-QueueVacuum.js';
 import { JobDescription1766102400000 } from '../../migrations/1766102400000-JobDescription.js';
 import { WorkerLauncher1766188800000 } from '../../migrations/1766188800000-WorkerLauncher.js';
+import { RetentionHealth1766361600000 } from '../../migrations/1766361600000-RetentionHealth.js';
 
 export const MIGRATIONS = [
   InitialSchema1764460800000,
@@ -43,6 +44,7 @@ export const MIGRATIONS = [
   QueueVacuum1766016000000,
   JobDescription1766102400000,
   WorkerLauncher1766188800000,
+  RetentionHealth1766361600000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {
