@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module.js';
+import { RetentionAlarms } from '../executions/application/retention-alarms.js';
 import { ExecutionsModule } from '../executions/executions.module.js';
 import { JobAlertChannels } from '../jobs/application/job-alert-channels.js';
 import { JobsModule } from '../jobs/jobs.module.js';
@@ -12,6 +13,7 @@ import { AlertSender, TargetPolicy } from './application/alert-sender.js';
 import { ChannelRepository } from './application/channel.repository.js';
 import { ChannelsService } from './application/channels.service.js';
 import { DeliveryRepository } from './application/delivery.repository.js';
+import { RetentionAlerts } from './application/retention-alerts.js';
 import { ChannelsController } from './http/channels.controller.js';
 import { DeliveriesController } from './http/deliveries.controller.js';
 import { ChannelSender } from './infrastructure/channel-sender.js';
@@ -30,6 +32,7 @@ import { SqlDeliveryRepository } from './infrastructure/sql-delivery.repository.
     AlertDelivery,
     AlertPayloads,
     AlertRetention,
+    RetentionAlerts,
     { provide: ChannelRepository, useClass: SqlChannelRepository },
     { provide: DeliveryRepository, useClass: SqlDeliveryRepository },
     { provide: AlertSender, useClass: ChannelSender },
@@ -38,8 +41,14 @@ import { SqlDeliveryRepository } from './infrastructure/sql-delivery.repository.
   exports: [ChannelsService],
 })
 export class AlertsModule {
-  /** The jobs module checks the channels its jobs name through this module's directory. */
-  constructor(alertChannels: JobAlertChannels, channels: ChannelsService) {
+  /** The jobs module checks the channels its jobs name through this module's directory; retention raises its alarms here. */
+  constructor(
+    alertChannels: JobAlertChannels,
+    channels: ChannelsService,
+    retentionAlarms: RetentionAlarms,
+    retentionAlerts: RetentionAlerts,
+  ) {
     alertChannels.bind(channels);
+    retentionAlarms.bind(retentionAlerts);
   }
 }

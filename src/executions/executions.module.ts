@@ -14,6 +14,8 @@ import { JobHistoryService } from './application/job-history.service.js';
 import { OUTPUT_POLL_MS, OutputPolls } from './application/output-polls.js';
 import { OverviewService } from './application/overview.service.js';
 import { RunsOverview } from './application/runs-overview.js';
+import { RetentionAlarms } from './application/retention-alarms.js';
+import { RetentionHealthRepository } from './application/retention-health.repository.js';
 import { RetrySettings } from './application/retry-settings.js';
 import { ScheduledRuns } from './application/scheduled-runs.js';
 import { ExecutionsController } from './http/executions.controller.js';
@@ -24,6 +26,7 @@ import { SqlRunsOverview } from './infrastructure/sql-runs-overview.js';
 import { SqlExecutionOutputRepository } from './infrastructure/sql-execution-output.repository.js';
 import { SqlExecutionRetentionRepository } from './infrastructure/sql-execution-retention.repository.js';
 import { SqlExecutionRepository } from './infrastructure/sql-execution.repository.js';
+import { SqlRetentionHealthRepository } from './infrastructure/sql-retention-health.repository.js';
 import { SqlScheduledRuns } from './infrastructure/sql-scheduled-runs.js';
 
 @Module({
@@ -37,6 +40,8 @@ import { SqlScheduledRuns } from './infrastructure/sql-scheduled-runs.js';
     { provide: ExecutionRepository, useClass: SqlExecutionRepository },
     { provide: ExecutionOutputRepository, useClass: SqlExecutionOutputRepository },
     { provide: ExecutionRetentionRepository, useClass: SqlExecutionRetentionRepository },
+    { provide: RetentionHealthRepository, useClass: SqlRetentionHealthRepository },
+    RetentionAlarms,
     { provide: ExecutionReadModel, useClass: SqlExecutionReadModel },
     { provide: JobHistory, useClass: SqlJobHistory },
     { provide: ScheduledRuns, useClass: SqlScheduledRuns },
@@ -61,6 +66,8 @@ import { SqlScheduledRuns } from './infrastructure/sql-scheduled-runs.js';
     ExecutionRepository,
     ExecutionOutputRepository,
     ExecutionRetentionRepository,
+    RetentionHealthRepository,
+    RetentionAlarms,
     ScheduledRuns,
   ],
 })

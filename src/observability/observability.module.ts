@@ -3,6 +3,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import { LoggerModule } from 'nestjs-pino';
 import type { Logger as PinoRoot } from 'pino';
 import { ExecutionMetrics } from '../executions/application/execution-metrics.js';
+import { ExecutionsModule } from '../executions/executions.module.js';
 import { Heartbeats } from './application/heartbeats.js';
 import { HealthController } from './http/health.controller.js';
 import { MetricsController } from './http/metrics.controller.js';
@@ -20,6 +21,8 @@ export class ObservabilityModule {
         TerminusModule.forRoot({ logger: false }),
         // nestjs-pino is Nest's logger; requests are logged by RequestLog, not by its pino-http middleware
         LoggerModule.forRoot({ pinoHttp: { logger }, forRoutes: [] }),
+        // the gauges read the history's extent and retention's health through its ports
+        ExecutionsModule,
       ],
       controllers: [HealthController, MetricsController],
       providers: [

@@ -22,6 +22,7 @@ import { JobDescription1766102400000 } from '../../migrations/1766102400000-JobD
 import { WorkerLauncher1766188800000 } from '../../migrations/1766188800000-WorkerLauncher.js';
 import { DerivedExecutionEvents1766275200000 } from '../../migrations/1766275200000-DerivedExecutionEvents.js';
 import { FailingJobOutcomes1766282400000 } from '../../migrations/1766282400000-FailingJobOutcomes.js';
+import { RetentionHealth1766361600000 } from '../../migrations/1766361600000-RetentionHealth.js';
 
 export const MIGRATIONS = [
   InitialSchema1764460800000,
@@ -47,6 +48,7 @@ export const MIGRATIONS = [
   WorkerLauncher1766188800000,
   DerivedExecutionEvents1766275200000,
   FailingJobOutcomes1766282400000,
+  RetentionHealth1766361600000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

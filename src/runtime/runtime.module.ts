@@ -8,6 +8,7 @@ import { CommandRunner } from './application/command-runner.js';
 import { LeaseReaperService } from './application/lease-reaper.service.js';
 import { PlacementSweep } from './application/placement-sweep.js';
 import { OverdueWatcherService } from './application/overdue-watcher.service.js';
+import { RetentionHealthWatch } from './application/retention-health-watch.js';
 import { RetentionService } from './application/retention.service.js';
 import { SchedulerService } from './application/scheduler.service.js';
 import { WorkerService } from './application/worker.service.js';
@@ -23,6 +24,7 @@ import { LauncherCommandRunner } from './infrastructure/launcher-command-runner.
     LeaseReaperService,
     PlacementSweep,
     RetentionService,
+    RetentionHealthWatch,
     OverdueWatcherService,
     PgNotificationListener,
     ChainConsumer,

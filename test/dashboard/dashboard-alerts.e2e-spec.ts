@@ -58,6 +58,22 @@ describe('the dashboard: channels, alert rules and deliveries', () => {
     expect(receiver.at('/ui-hook')).toHaveLength(1);
   });
 
+  it("a channel takes the cluster's retention events for every job, as the hint names them", async () => {
+    const field = page.getByLabel('Every job, on');
+    await page.getByLabel('Name').fill('ui-retention');
+    await page.getByLabel('URL').fill(receiver.url('/ui-retention'));
+    expect(await page.locator('#channel-all-jobs + .hint').textContent()).toMatch(
+      /retention_failed,\s+retention_behind, retention_recovered/,
+    );
+    await field.fill('retention_failed, retention_behind, retention_recovered');
+    await button('Add channel').click();
+    await page.getByRole('link', { name: 'ui-retention' }).waitFor();
+    const { body } = await api().get('/channels').expect(200);
+    expect(body.items.find((channel: { name: string }) => channel.name === 'ui-retention').allJobs).toEqual({
+      on: ['retention_failed', 'retention_behind', 'retention_recovered'],
+    });
+  });
+
   it("a bad URL gets the API's message", async () => {
     await page.getByLabel('Name').fill('ui-metadata');
     await page.getByLabel('URL').fill('http://169.254.169.254/latest');

@@ -316,7 +316,13 @@ describe('the retention sweep (clock driven, no loops running)', () => {
           /^orbit_retention_last_pass_duration_seconds (\S+)$/m,
         )?.[1],
       );
-    expect(await retentionLines()).toEqual(['orbit_retention_last_success_timestamp_seconds 0']);
+    const oldestKept = (days: number) =>
+      `orbit_retention_oldest_kept_timestamp_seconds ${ago(days * DAY).getTime() / 1000}`;
+    expect(await retentionLines()).toEqual([
+      'orbit_retention_last_success_timestamp_seconds 0',
+      oldestKept(90),
+      'orbit_retention_behind_seconds 0',
+    ]);
 
     await retention.sweep();
     expect(await retentionLines()).toEqual([
@@ -324,6 +330,8 @@ describe('the retention sweep (clock driven, no loops running)', () => {
       'orbit_retention_deleted_total{kind="executions"} 2',
       'orbit_retention_deleted_total{kind="job_events"} 0',
       `orbit_retention_last_success_timestamp_seconds ${NOW.getTime() / 1000}`,
+      oldestKept(70),
+      'orbit_retention_behind_seconds 0',
     ]);
     expect(await durationOf()).toBeGreaterThan(0);
 
@@ -336,6 +344,8 @@ describe('the retention sweep (clock driven, no loops running)', () => {
       'orbit_retention_deleted_total{kind="executions"} 2',
       'orbit_retention_deleted_total{kind="job_events"} 0',
       `orbit_retention_last_success_timestamp_seconds ${NOW.getTime() / 1000}`,
+      oldestKept(70),
+      'orbit_retention_behind_seconds 0',
     ]);
   });
 });

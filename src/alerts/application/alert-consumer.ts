@@ -5,7 +5,7 @@ import type { OrbitEvent } from '../../events/domain/orbit-event.js';
 import { JobsService } from '../../jobs/application/jobs.service.js';
 import type { AlertEvent } from '../../jobs/domain/job-alerts.js';
 import { Clock } from '../../shared/domain/clock.js';
-import { alertEventsOf, chosenEvent, failingAfter, mayAlert } from '../domain/alert-rules.js';
+import { alertEventsOf, chosenEvent, failingAfter, jobEventsOf, mayAlert } from '../domain/alert-rules.js';
 import { Channel } from '../domain/channel.js';
 import { AlertPayloads, AlertToSay } from './alert-payloads.js';
 import { ChannelRepository } from './channel.repository.js';
@@ -39,7 +39,7 @@ export class AlertConsumer {
     const channels = await this.channels.all();
     if (channels.length === 0) return 0;
     const jobs = await this.jobs.alertsOf([...new Set(outcomes.map((event) => event.jobId))]);
-    const forEveryJob = channels.some((channel) => channel.allJobsOn !== null);
+    const forEveryJob = channels.some((channel) => jobEventsOf(channel.allJobsOn ?? []).length > 0);
     const alerting = outcomes.filter((event) => forEveryJob || (jobs.get(event.jobId)?.alerts.length ?? 0) > 0);
     if (alerting.length === 0) return 0;
     const failing = await this.deliveries.failingStates([...new Set(alerting.map((event) => event.jobId))]);
@@ -87,7 +87,10 @@ function subscriptions(
   rules: readonly { channel: string; on: AlertEvent[] }[],
 ): Map<Channel, AlertEvent[]> {
   const wanted = new Map<Channel, AlertEvent[]>();
-  for (const channel of channels) if (channel.allJobsOn) wanted.set(channel, [...channel.allJobsOn]);
+  for (const channel of channels) {
+    const own = jobEventsOf(channel.allJobsOn ?? []);
+    if (own.length > 0) wanted.set(channel, own);
+  }
   for (const rule of rules) {
     const channel = byName.get(rule.channel);
     if (channel) wanted.set(channel, [...(wanted.get(channel) ?? []), ...rule.on]);

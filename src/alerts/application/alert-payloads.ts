@@ -2,11 +2,28 @@ import { Injectable } from '@nestjs/common';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import type { OrbitEvent } from '../../events/domain/orbit-event.js';
 import { ExecutionRepository, ExecutionWithOutputTail } from '../../executions/application/execution.repository.js';
+import type { RetentionAlarm } from '../../executions/application/retention-alarms.js';
+import { behindMs } from '../../executions/domain/retention-health.js';
+import type { ClusterAlertEvent } from '../../jobs/domain/job-alerts.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { AlertPayload, AlertRun, DeliveryEvent } from '../domain/delivery.js';
 
 /** How much of a run's output an alert carries: its end, where the error usually is. */
 const OUTPUT_TAIL_BYTES = 2048;
+
+/** What an operator should do on each retention alert. */
+const RETENTION_TODO: Record<ClusterAlertEvent, string> = {
+  retention_failed:
+    'Retention passes fail, so finished runs past ORBIT_RETENTION_DAYS stay and the history grows. Read the error ' +
+    "and the nodes' log (RetentionService) and fix its cause; passes go on every ORBIT_RETENTION_INTERVAL_SECONDS, " +
+    'and the first that succeeds and leaves nothing overdue sends retention_recovered.',
+  retention_behind:
+    'A successful pass left runs it should have deleted more than two retention intervals ago: something holds them ' +
+    '(look for old transactions in pg_stat_activity, by xact_start, and end them) or the passes do not keep up ' +
+    '(orbit_retention_last_pass_duration_seconds against the interval). orbit_retention_behind_seconds shows how ' +
+    'far behind; retention_recovered follows once a pass leaves none.',
+  retention_recovered: 'Nothing: retention passes succeed again and leave no run past its deletion time.',
+};
 
 /** One alert to say: the alert event, the stream event it comes from, and its job's name. */
 export interface AlertToSay {
@@ -40,6 +57,29 @@ export class AlertPayloads {
         links: this.links(event.jobId, runId),
       };
     });
+  }
+
+  /** A retention alert: no job, no run; what the health became and what to do. */
+  forRetention({ event, pass, health, rule }: RetentionAlarm): AlertPayload {
+    const iso = (at: Date | null) => at?.toISOString() ?? null;
+    return {
+      event,
+      timestamp: this.clock.now().toISOString(),
+      job: null,
+      slot: null,
+      run: null,
+      links: this.links(null, null),
+      retention: {
+        passEndedAt: pass.at.toISOString(),
+        error: health.lastError,
+        failingSince: iso(health.failingSince),
+        lastSuccessAt: iso(health.lastSuccessAt),
+        oldestOverdueFinishedAt: iso(health.overdueSince),
+        behindSeconds: Math.round(behindMs(health, rule) / 1000),
+        rule: { days: rule.days, keepPerJob: rule.keepPerJob, intervalSeconds: rule.intervalSeconds },
+        todo: RETENTION_TODO[event],
+      },
+    };
   }
 
   forTest(): AlertPayload {

@@ -1,5 +1,5 @@
 import type { OrbitEvent } from '../../events/domain/orbit-event.js';
-import { alertEventsOf, chosenEvent, failingAfter, mayAlert } from './alert-rules.js';
+import { alertEventsOf, chosenEvent, failingAfter, jobEventsOf, mayAlert } from './alert-rules.js';
 
 function event(type: OrbitEvent['type'], retryQueued = false, cause: string | null = null): OrbitEvent {
   return {
@@ -78,5 +78,10 @@ describe('alert rules', () => {
     expect(chosenEvent(['failed', 'attempt_failed'], ['attempt_failed', 'failed'])).toBe('failed');
     expect(chosenEvent(['failed', 'attempt_failed'], ['attempt_failed'])).toBe('attempt_failed');
     expect(chosenEvent(['succeeded'], ['failed'])).toBeNull();
+  });
+
+  it("a channel's job events are the stream consumer's; the cluster's are not", () => {
+    expect(jobEventsOf(['retention_failed', 'late', 'retention_recovered', 'failed'])).toEqual(['late', 'failed']);
+    expect(jobEventsOf(['retention_behind'])).toEqual([]);
   });
 });

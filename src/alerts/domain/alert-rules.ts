@@ -1,5 +1,5 @@
 import type { OrbitEvent } from '../../events/domain/orbit-event.js';
-import type { AlertEvent } from '../../jobs/domain/job-alerts.js';
+import { ALERT_EVENTS, type AlertEvent, type ChannelAlertEvent } from '../../jobs/domain/job-alerts.js';
 
 /** The alert event each stream event that is not a run's outcome gives. */
 const NOTICES: Partial<Record<OrbitEvent['type'], AlertEvent>> = {
@@ -37,6 +37,11 @@ export function failingAfter(event: OrbitEvent, wasFailing: boolean): boolean {
 }
 
 /** The first of `candidates` that `on` asks for, or null. */
-export function chosenEvent(candidates: readonly AlertEvent[], on: readonly AlertEvent[]): AlertEvent | null {
+export function chosenEvent(candidates: readonly AlertEvent[], on: readonly ChannelAlertEvent[]): AlertEvent | null {
   return candidates.find((event) => on.includes(event)) ?? null;
+}
+
+/** A channel's events that are about jobs: the cluster's are not the stream consumer's to send. */
+export function jobEventsOf(on: readonly ChannelAlertEvent[]): AlertEvent[] {
+  return on.filter((event): event is AlertEvent => (ALERT_EVENTS as readonly string[]).includes(event));
 }

@@ -54,6 +54,13 @@ describe('Channel', () => {
     expect(() => Channel.create(input, NOW)).toThrow(message);
   });
 
+  it("allJobs.on takes every job's events and the cluster's", () => {
+    const on = ['late', 'retention_failed', 'retention_behind', 'retention_recovered'];
+    expect(Channel.create({ name: 'x', type: 'email', to: 'a@example.com', allJobs: { on } }, NOW).allJobsOn).toEqual(
+      on,
+    );
+  });
+
   it('allJobs without `on` alerts on failures for good', () => {
     expect(Channel.create({ name: 'x', type: 'email', to: 'a@example.com', allJobs: {} }, NOW).allJobsOn).toEqual([
       'failed',

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError } from '../../shared/domain/domain-errors.js';
-import { ALERT_LIMITS, AlertEvent, alertEventsOf } from '../../jobs/domain/job-alerts.js';
+import { ALERT_LIMITS, ChannelAlertEvent, channelEventsOf } from '../../jobs/domain/job-alerts.js';
 import { holdsMask, maskedUrl } from './masked-url.js';
 
 export const CHANNEL_TYPES = ['webhook', 'slack', 'email'] as const;
@@ -23,8 +23,8 @@ export interface ChannelProps {
   id: string;
   name: string;
   settings: ChannelSettings;
-  /** Set: the channel applies to every job, on these events (besides the jobs' own rules). */
-  allJobsOn: AlertEvent[] | null;
+  /** Set: the channel applies to every job, on these events (besides the jobs' own rules), and to the cluster's. */
+  allJobsOn: ChannelAlertEvent[] | null;
   createdAt: Date;
   updatedAt: Date;
   version: number;
@@ -122,7 +122,7 @@ export class Channel {
   get settings(): ChannelSettings {
     return this.props.settings;
   }
-  get allJobsOn(): AlertEvent[] | null {
+  get allJobsOn(): ChannelAlertEvent[] | null {
     return this.props.allJobsOn;
   }
   get createdAt(): Date {
@@ -148,7 +148,7 @@ function nameOf(value: unknown): string {
   return name;
 }
 
-function allJobsOf(value: unknown): AlertEvent[] | null {
+function allJobsOf(value: unknown): ChannelAlertEvent[] | null {
   if (value === null || value === undefined) return null;
   if (typeof value !== 'object' || Array.isArray(value)) {
     throw new InvalidArgumentError('allJobs must be an object { on: [events] } or null', 'allJobs');
@@ -156,7 +156,7 @@ function allJobsOf(value: unknown): AlertEvent[] | null {
   const { on, ...rest } = value as Record<string, unknown>;
   const unknown = Object.keys(rest)[0];
   if (unknown !== undefined) throw new InvalidArgumentError(`allJobs.${unknown} is not a field of allJobs`, 'allJobs');
-  return alertEventsOf(on, 'allJobs.on');
+  return channelEventsOf(on, 'allJobs.on');
 }
 
 function settingsOf(input: ChannelInput, stored: ChannelSettings | null): ChannelSettings {

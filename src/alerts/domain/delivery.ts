@@ -1,10 +1,10 @@
-import type { AlertEvent } from '../../jobs/domain/job-alerts.js';
+import type { ChannelAlertEvent } from '../../jobs/domain/job-alerts.js';
 
 export const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** What a delivery is sent for: an alert event, or a channel's test. */
-export type DeliveryEvent = AlertEvent | 'test';
+/** What a delivery is sent for: an alert event (a job's or the cluster's), or a channel's test. */
+export type DeliveryEvent = ChannelAlertEvent | 'test';
 
 /** How long one attempt may take, connection to answer. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -77,6 +77,28 @@ export interface AlertPayload {
   /** The run the alert is about; on a slot event, the run that was active when FORBID skipped it, else null. */
   run: AlertRun | null;
   links: { dashboard: string; job: string | null; run: string | null };
+  /** Only on the cluster's retention events: what retention's health became, and what to do. */
+  retention?: AlertRetention;
+}
+
+/** What a retention alert says; times are ISO instants. */
+export interface AlertRetention {
+  /** When the pass that changed the health ended (the node's clock). */
+  passEndedAt: string;
+  /** While passes fail: the last failed pass's error. */
+  error: string | null;
+  /** When the first failed pass of the current streak ended; null once retention is neither failing nor behind. */
+  failingSince: string | null;
+  /** When the cluster's last successful pass ended; null before the first. */
+  lastSuccessAt: string | null;
+  /** The finish time of the oldest run the last successful pass should have deleted and left stored; null when none. */
+  oldestOverdueFinishedAt: string | null;
+  /** How long past its deletion time that run was when the pass ended; 0 when none. */
+  behindSeconds: number;
+  /** The settings in force on the node that alerted. */
+  rule: { days: number; keepPerJob: number; intervalSeconds: number };
+  /** What an operator should do about it. */
+  todo: string;
 }
 
 export interface AlertRun {

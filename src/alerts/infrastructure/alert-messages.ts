@@ -1,4 +1,4 @@
-import type { AlertPayload } from '../domain/delivery.js';
+import type { AlertPayload, AlertRetention } from '../domain/delivery.js';
 
 const HEADLINES: Record<AlertPayload['event'], string> = {
   failed: 'failed',
@@ -9,17 +9,42 @@ const HEADLINES: Record<AlertPayload['event'], string> = {
   late: 'is late',
   long_running: 'runs too long',
   missed: 'missed a slot',
+  retention_failed: 'retention passes fail',
+  retention_behind: 'retention is behind',
+  retention_recovered: 'retention recovered',
   test: 'test alert',
 };
 
 /** One line that says what happened: the job's name first, where a reader looks. */
 export function headlineOf(payload: AlertPayload): string {
+  if (payload.retention) return `Orbit: ${HEADLINES[payload.event]}`;
   if (payload.job === null) return 'Orbit: test alert (the channel works)';
   const attempt = payload.run && payload.run.attempt > 1 ? ` (attempt ${payload.run.attempt})` : '';
   return `Orbit: job ${payload.job.name} ${HEADLINES[payload.event]}${attempt}`;
 }
 
+/** A retention alert's lines: when, the error, what is overdue, the rule, what to do. */
+function retentionDetailsOf(retention: AlertRetention, dashboard: string): string[] {
+  const { days, keepPerJob, intervalSeconds } = retention.rule;
+  return [
+    `Pass ended: ${retention.passEndedAt}`,
+    ...(retention.error !== null ? [`Error: ${retention.error}`] : []),
+    ...(retention.failingSince !== null ? [`Failing since: ${retention.failingSince}`] : []),
+    `Last successful pass: ${retention.lastSuccessAt ?? 'none yet'}`,
+    ...(retention.oldestOverdueFinishedAt !== null
+      ? [
+          `Oldest run left that should be gone: finished ${retention.oldestOverdueFinishedAt}, ` +
+            `${retention.behindSeconds} s past its deletion time`,
+        ]
+      : []),
+    `Rule: finished runs older than ${days} days, beyond the newest ${keepPerJob} of each job, every ${intervalSeconds} s`,
+    `What to do: ${retention.todo}`,
+    `Dashboard: ${dashboard}`,
+  ];
+}
+
 function detailsOf(payload: AlertPayload): string[] {
+  if (payload.retention) return retentionDetailsOf(payload.retention, payload.links.dashboard);
   const run = payload.run;
   const slot = payload.slot ? [`Slot: ${payload.slot}`] : [];
   if (run === null)

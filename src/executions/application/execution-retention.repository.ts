@@ -11,4 +11,11 @@ export abstract class ExecutionRetentionRepository {
    * skipped, not waited for, and left to a later batch.
    */
   abstract pruneBatch(olderThan: Date, keepPerJob: number, batchSize: number): Promise<number>;
+  /**
+   * The finish time of the oldest finished execution that `pruneBatch(olderThan, keepPerJob)`
+   * would delete, locked or not; null when there is none. What a pass left behind.
+   */
+  abstract oldestOverdue(olderThan: Date, keepPerJob: number): Promise<Date | null>;
+  /** The creation time of the oldest finished execution stored: the oldest run the history still holds. */
+  abstract oldestKept(): Promise<Date | null>;
 }

@@ -9,6 +9,24 @@ const FINISHED = `(${EXECUTION_STATUSES.filter(isFinal)
   .join(', ')})`;
 
 /**
+ * Job j's (keepPerJob + 1)-th newest execution, from executions_job_newest_idx: none for a job
+ * with no more than keepPerJob.
+ */
+const NEWEST_PRUNED = `
+  SELECT k.created_at, k.id
+    FROM executions k
+   WHERE k.job_id = j.id
+   ORDER BY k.created_at DESC, k.id DESC
+  OFFSET $2
+   LIMIT 1`;
+
+/** Job j's executions that finished before $1 and are not newer than newest_pruned. */
+const PRUNABLE = `e.job_id = j.id
+  AND e.status IN ${FINISHED}
+  AND e.finished_at < $1
+  AND (e.created_at, e.id) <= (newest_pruned.created_at, newest_pruned.id)`;
+
+/**
  * One batch, one statement (so one short transaction of its own unless the caller opened one).
  *
  * For every job, `newest_pruned` is its (keepPerJob + 1)-th newest execution, read from
@@ -30,26 +48,43 @@ const PRUNE_BATCH = `
    WHERE id = ANY (ARRAY(
            SELECT victim.id
              FROM jobs j
-            CROSS JOIN LATERAL (
-                  SELECT k.created_at, k.id
-                    FROM executions k
-                   WHERE k.job_id = j.id
-                   ORDER BY k.created_at DESC, k.id DESC
-                  OFFSET $2
-                   LIMIT 1
-            ) AS newest_pruned
+            CROSS JOIN LATERAL (${NEWEST_PRUNED}) AS newest_pruned
             CROSS JOIN LATERAL (
                   SELECT e.id
                     FROM executions e
-                   WHERE e.job_id = j.id
-                     AND e.status IN ${FINISHED}
-                     AND e.finished_at < $1
-                     AND (e.created_at, e.id) <= (newest_pruned.created_at, newest_pruned.id)
+                   WHERE ${PRUNABLE}
                      FOR UPDATE SKIP LOCKED
             ) AS victim
             LIMIT $3))
      AND status IN ${FINISHED}
   RETURNING id`;
+
+/**
+ * What PRUNE_BATCH would delete, locked rows too, read per job as it reads it: the oldest finish
+ * of each job's prunable executions is the first entry of executions_finished_idx that passes.
+ */
+export const OLDEST_OVERDUE = `
+  SELECT min(overdue.finished_at) AS "finishedAt"
+    FROM jobs j
+   CROSS JOIN LATERAL (${NEWEST_PRUNED}) AS newest_pruned
+   CROSS JOIN LATERAL (
+         SELECT e.finished_at
+           FROM executions e
+          WHERE ${PRUNABLE}
+          ORDER BY e.finished_at
+          LIMIT 1
+   ) AS overdue`;
+
+/**
+ * The first entry of executions_status_newest_idx for each final status, whatever the table's
+ * size: one index probe each. (A single scan of the statuses at once would step over every
+ * unfinished run older than the oldest finished one.)
+ */
+export const OLDEST_KEPT = `
+  SELECT min(oldest.created_at) AS "createdAt"
+    FROM (${EXECUTION_STATUSES.filter(isFinal)
+      .map((status) => `(SELECT created_at FROM executions WHERE status = '${status}' ORDER BY created_at LIMIT 1)`)
+      .join(' UNION ALL ')}) AS oldest`;
 
 @Injectable()
 export class SqlExecutionRetentionRepository extends ExecutionRetentionRepository {
@@ -65,5 +100,18 @@ export class SqlExecutionRetentionRepository extends ExecutionRetentionRepositor
       Math.floor(batchSize),
     ]);
     return deleted.length;
+  }
+
+  async oldestOverdue(olderThan: Date, keepPerJob: number): Promise<Date | null> {
+    const [row] = await this.db.rows<{ finishedAt: Date | null }>(OLDEST_OVERDUE, [
+      olderThan,
+      Math.max(0, Math.floor(keepPerJob)),
+    ]);
+    return row?.finishedAt ?? null;
+  }
+
+  async oldestKept(): Promise<Date | null> {
+    const [row] = await this.db.rows<{ createdAt: Date | null }>(OLDEST_KEPT);
+    return row?.createdAt ?? null;
   }
 }

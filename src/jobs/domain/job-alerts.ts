@@ -17,6 +17,18 @@ export const ALERT_EVENTS = [
 ] as const;
 export type AlertEvent = (typeof ALERT_EVENTS)[number];
 
+/**
+ * What retention's health gives, which is the cluster's and no job's (docs/operating.md,
+ * Retention): passes started failing, a successful one left runs it should have deleted long
+ * ago, or both are over. Only a channel's `allJobs.on` may name them.
+ */
+export const CLUSTER_ALERT_EVENTS = ['retention_failed', 'retention_behind', 'retention_recovered'] as const;
+export type ClusterAlertEvent = (typeof CLUSTER_ALERT_EVENTS)[number];
+
+/** What a channel's `allJobs.on` may hold: every job's events and the cluster's. */
+export const CHANNEL_ALERT_EVENTS = [...ALERT_EVENTS, ...CLUSTER_ALERT_EVENTS] as const;
+export type ChannelAlertEvent = (typeof CHANNEL_ALERT_EVENTS)[number];
+
 /** A rule without `on` alerts on failures for good only. */
 export const DEFAULT_ALERT_ON: readonly AlertEvent[] = ['failed'];
 
@@ -31,21 +43,36 @@ export interface JobAlert {
 /** A rule as a caller writes it: `on` may be left to its default. */
 export type JobAlertInput = Pick<JobAlert, 'channel'> & Partial<Pick<JobAlert, 'on'>>;
 
-/** The events of `on` (its default when absent), each once, or a 400 naming `field`. */
+/** The events of a job rule's `on` (its default when absent), each once, or a 400 naming `field`. */
 export function alertEventsOf(value: unknown, field: string): AlertEvent[] {
-  if (value === undefined) return [...DEFAULT_ALERT_ON];
+  const cluster = Array.isArray(value)
+    ? CLUSTER_ALERT_EVENTS.find((event) => (value as unknown[]).includes(event))
+    : undefined;
+  if (cluster !== undefined) {
+    throw new InvalidArgumentError(
+      `${field}: ${cluster} is about the whole cluster, not a job: name it in a channel's allJobs.on`,
+      field,
+    );
+  }
+  return eventsOf(value, field, ALERT_EVENTS);
+}
+
+/** The events of a channel's `allJobs.on` (its default when absent), each once, or a 400 naming `field`. */
+export function channelEventsOf(value: unknown, field: string): ChannelAlertEvent[] {
+  return eventsOf(value, field, CHANNEL_ALERT_EVENTS);
+}
+
+function eventsOf<E extends string>(value: unknown, field: string, allowed: readonly E[]): E[] {
+  if (value === undefined) return [...DEFAULT_ALERT_ON] as E[];
   if (!Array.isArray(value) || value.length === 0) {
-    throw new InvalidArgumentError(`${field} must be a non-empty list of ${ALERT_EVENTS.join(', ')}`, field);
+    throw new InvalidArgumentError(`${field} must be a non-empty list of ${allowed.join(', ')}`, field);
   }
   for (const event of value) {
-    if (!ALERT_EVENTS.includes(event as AlertEvent)) {
-      throw new InvalidArgumentError(
-        `${field} must hold only ${ALERT_EVENTS.join(', ')}, got '${String(event)}'`,
-        field,
-      );
+    if (!allowed.includes(event as E)) {
+      throw new InvalidArgumentError(`${field} must hold only ${allowed.join(', ')}, got '${String(event)}'`, field);
     }
   }
-  return [...new Set(value as AlertEvent[])];
+  return [...new Set(value as E[])];
 }
 
 /** A job's rules, checked for shape: whether each channel exists is the alerts module's to say. */

@@ -146,6 +146,10 @@ describe('Job.create', () => {
       { alerts: [{ channel: 'ops', on: ['exploded'] }] },
       "alerts[0].on must hold only failed, attempt_failed, recovered, succeeded, worker_lost, late, long_running, missed, got 'exploded'",
     ],
+    [
+      { alerts: [{ channel: 'ops', on: ['failed', 'retention_behind'] }] },
+      "alerts[0].on: retention_behind is about the whole cluster, not a job: name it in a channel's allJobs.on",
+    ],
     [{ alerts: [{ channel: 'ops' }, { channel: 'ops' }] }, "alerts[1].channel 'ops' is named twice"],
     [{ alerts: [{ channel: 'ops', when: 'always' }] }, 'alerts[0].when is not a field of an alert'],
   ])('alerts %j are refused: %s', (patch, message) => {

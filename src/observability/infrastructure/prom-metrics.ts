@@ -2,10 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { LauncherKind, OrbitConfig } from '../../config/orbit-config.js';
 import { ExecutionMetrics } from '../../executions/application/execution-metrics.js';
+import { ExecutionRetentionRepository } from '../../executions/application/execution-retention.repository.js';
+import { RetentionHealthRepository } from '../../executions/application/retention-health.repository.js';
 import { Execution, FailureCause } from '../../executions/domain/execution.js';
 import { ExecutionStatus, isFinal } from '../../executions/domain/execution-status.js';
 import { STREAM_KINDS, StreamLimits } from '../../shared/http/stream-limits.js';
 import { Database } from '../../shared/infrastructure/database.js';
+import { retentionGauges } from './retention-gauges.js';
 
 const DELAY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600, 14400];
@@ -83,7 +86,13 @@ export class PromMetrics extends ExecutionMetrics {
     'Schedule fires skipped (FORBID, SKIP misfires)',
   );
 
-  constructor(db: Database, config: OrbitConfig, streams: StreamLimits) {
+  constructor(
+    db: Database,
+    config: OrbitConfig,
+    streams: StreamLimits,
+    retention: ExecutionRetentionRepository,
+    health: RetentionHealthRepository,
+  ) {
     super();
     collectDefaultMetrics({ register: this.registry, prefix: 'orbit_process_' });
     const count = async (sql: string, params: unknown[] = []) => (await db.rows<{ n: number }>(sql, params))[0]?.n ?? 0;
@@ -116,6 +125,7 @@ export class PromMetrics extends ExecutionMetrics {
         for (const kind of STREAM_KINDS) this.set({ kind }, streams.openOf(kind));
       },
     });
+    retentionGauges(this.registry, config, retention, health);
     new Gauge({
       name: 'orbit_workers_live',
       help: 'Workers whose heartbeat is within a lease',

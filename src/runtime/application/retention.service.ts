@@ -6,8 +6,11 @@ import { ExecutionMetrics } from '../../executions/application/execution-metrics
 import { ExecutionRetentionRepository } from '../../executions/application/execution-retention.repository.js';
 import { BackgroundLoop, FIRST_SWEEP_AFTER_MS } from '../../shared/application/background-loop.js';
 import { Clock } from '../../shared/domain/clock.js';
+import { RetentionHealthWatch } from './retention-health-watch.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** How much of a failed pass's error its alert carries. */
+const ERROR_MAX_LENGTH = 2000;
 
 export interface SweepResult {
   /** Executions deleted (their output and their events went with them). */
@@ -27,7 +30,8 @@ export interface SweepResult {
  * statement and so its own short transaction; QUEUED and RUNNING executions are never touched.
  * An execution's events are deleted in the statement that deletes it; job events older than
  * ORBIT_RETENTION_DAYS follow, in batches of the same size.
- * Several nodes may sweep at once: a batch skips the rows another one holds.
+ * Several nodes may sweep at once: a batch skips the rows another one holds. Every pass that
+ * ends, failed or not, moves the cluster's retention health (see RetentionHealthWatch).
  */
 @Injectable()
 export class RetentionService {
@@ -40,6 +44,7 @@ export class RetentionService {
     private readonly retention: ExecutionRetentionRepository,
     private readonly events: EventRetention,
     private readonly metrics: ExecutionMetrics,
+    private readonly health: RetentionHealthWatch,
   ) {
     const everyMs = config.retentionIntervalSeconds * 1000;
     const cadence = { everyMs, firstAfterMs: FIRST_SWEEP_AFTER_MS };
@@ -48,13 +53,16 @@ export class RetentionService {
 
   /**
    * One sweep at `now`: batch after batch until one deletes fewer rows than a full batch (or
-   * the node is shutting down). Not wrapped in a transaction, so that every batch commits and
-   * releases its locks on its own. Each pass, and each failed one, is on /metrics.
+   * the node is shutting down), then a look at what it left. Not wrapped in a transaction, so
+   * that every batch commits and releases its locks on its own. Each pass, and each failed one,
+   * is on /metrics and in the cluster's retention health; a pass cut short by shutdown judges
+   * nothing.
    */
   async sweep(now: Date = this.clock.now()): Promise<SweepResult> {
     const started = performance.now();
     try {
-      const result = await this.prune(now, started);
+      const { result, overdueSince } = await this.prune(now, started);
+      if (!this.loop.stopping) await this.health.passed({ ok: true, at: this.clock.now(), overdueSince });
       this.metrics.retentionPassed(this.clock.now(), result.ms, {
         executions: result.deleted,
         jobEvents: result.jobEvents,
@@ -62,11 +70,15 @@ export class RetentionService {
       return result;
     } catch (error) {
       this.metrics.retentionPassed(this.clock.now(), performance.now() - started);
+      const message = (error instanceof Error ? error.message : String(error)).slice(0, ERROR_MAX_LENGTH);
+      await this.health.passed({ ok: false, at: this.clock.now(), error: message }).catch((recording: unknown) => {
+        this.logger.error(`Retention: the failed pass could not be recorded: ${String(recording)}`);
+      });
       throw error;
     }
   }
 
-  private async prune(now: Date, started: number): Promise<SweepResult> {
+  private async prune(now: Date, started: number): Promise<{ result: SweepResult; overdueSince: Date | null }> {
     const { retentionDays, retentionKeepPerJob, retentionBatchSize } = this.config;
     const olderThan = new Date(now.getTime() - retentionDays * DAY_MS);
     let deleted = 0;
@@ -83,12 +95,13 @@ export class RetentionService {
       jobEvents += count;
       if (count < retentionBatchSize) break;
     }
+    const overdueSince = await this.retention.oldestOverdue(olderThan, retentionKeepPerJob);
     const ms = Math.round(performance.now() - started);
     const figures =
       `deleted ${deleted} executions older than ${retentionDays} days ` +
       `(beyond the newest ${retentionKeepPerJob} per job) in ${batches} batches, and ${jobEvents} job events (${ms} ms)`;
     if (deleted + jobEvents > 0) this.logger.log(`Retention: ${figures}`);
     else this.logger.debug(`Retention: ${figures}`);
-    return { deleted, batches, jobEvents, ms };
+    return { result: { deleted, batches, jobEvents, ms }, overdueSince };
   }
 }

@@ -1956,11 +1956,12 @@ export interface components {
         };
         AllJobsDto: {
             /**
+             * @description Every job's events, and the cluster's (retention_failed, retention_behind, retention_recovered)
              * @default [
              *       "failed"
              *     ]
              */
-            on?: ("failed" | "attempt_failed" | "recovered" | "succeeded" | "worker_lost" | "late" | "long_running" | "missed")[];
+            on?: ("failed" | "attempt_failed" | "recovered" | "succeeded" | "worker_lost" | "late" | "long_running" | "missed" | "retention_failed" | "retention_behind" | "retention_recovered")[];
         };
         CreateChannelDto: {
             /**
@@ -2084,7 +2085,7 @@ export interface components {
             /** @example ops-webhook */
             channelName: string;
             /** @enum {string} */
-            event: "failed" | "attempt_failed" | "recovered" | "succeeded" | "worker_lost" | "late" | "long_running" | "missed" | "test";
+            event: "failed" | "attempt_failed" | "recovered" | "succeeded" | "worker_lost" | "late" | "long_running" | "missed" | "retention_failed" | "retention_behind" | "retention_recovered" | "test";
             /** Format: uuid */
             jobId: string | null;
             /** Format: uuid */

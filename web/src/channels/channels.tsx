@@ -144,7 +144,10 @@ export function ChannelsPage({ query }: { query: URLSearchParams }) {
         <div class="field">
           <label for="channel-all-jobs">Every job, on</label>
           <input id="channel-all-jobs" value={draft.allJobsOn} onInput={set('allJobsOn')} />
-          <p class="hint">Events for every job (failed, recovered, late, …); empty: only the jobs that name it</p>
+          <p class="hint">
+            Events for every job (failed, recovered, late, …) and for the whole cluster (retention_failed,
+            retention_behind, retention_recovered); empty: only the jobs that name it
+          </p>
         </div>
         <div class="actions">
           <button type="submit">{editing ? 'Save channel' : 'Add channel'}</button>

@@ -1,17 +1,22 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsIn, IsObject, IsOptional, IsString, ValidateIf, ValidateNested } from 'class-validator';
-import { ALERT_EVENTS, DEFAULT_ALERT_ON } from '../../../jobs/domain/job-alerts.js';
-import type { AlertEvent } from '../../../jobs/domain/job-alerts.js';
+import { CHANNEL_ALERT_EVENTS, DEFAULT_ALERT_ON } from '../../../jobs/domain/job-alerts.js';
+import type { ChannelAlertEvent } from '../../../jobs/domain/job-alerts.js';
 import { CHANNEL_TYPES } from '../../domain/channel.js';
 import type { Channel, ChannelType } from '../../domain/channel.js';
 
 export class AllJobsDto {
-  @ApiPropertyOptional({ enum: ALERT_EVENTS, isArray: true, default: DEFAULT_ALERT_ON })
+  @ApiPropertyOptional({
+    enum: CHANNEL_ALERT_EVENTS,
+    isArray: true,
+    default: DEFAULT_ALERT_ON,
+    description: "Every job's events, and the cluster's (retention_failed, retention_behind, retention_recovered)",
+  })
   @IsOptional()
   @IsArray()
-  @IsIn(ALERT_EVENTS, { each: true })
-  on?: AlertEvent[];
+  @IsIn(CHANNEL_ALERT_EVENTS, { each: true })
+  on?: ChannelAlertEvent[];
 }
 
 /** Shapes only: the channel's rules are the domain's. */
@@ -79,7 +84,7 @@ export class ChannelResponse {
   })
   settings!: Record<string, unknown>;
   @ApiProperty({ type: AllJobsDto, nullable: true })
-  allJobs!: { on: AlertEvent[] } | null;
+  allJobs!: { on: ChannelAlertEvent[] } | null;
   @ApiProperty({ example: '2026-12-01T10:00:00.000Z' })
   createdAt!: string;
   @ApiProperty({ example: '2026-12-01T10:00:00.000Z' })

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsUUID } from 'class-validator';
-import { ALERT_EVENTS } from '../../../jobs/domain/job-alerts.js';
+import { CHANNEL_ALERT_EVENTS } from '../../../jobs/domain/job-alerts.js';
 import { ListQueryDto } from '../../../shared/http/list-query.dto.js';
 import type { DeliveryView } from '../../application/delivery.repository.js';
 import { DELIVERY_STATUSES, statusOnly } from '../../domain/delivery.js';
@@ -57,7 +57,7 @@ export class DeliveryResponse {
   channelId!: string;
   @ApiProperty({ example: 'ops-webhook' })
   channelName!: string;
-  @ApiProperty({ enum: [...ALERT_EVENTS, 'test'] })
+  @ApiProperty({ enum: [...CHANNEL_ALERT_EVENTS, 'test'] })
   event!: string;
   @ApiProperty({ type: String, nullable: true, format: 'uuid' })
   jobId!: string | null;

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsArray, IsIn, IsOptional, IsString } from 'class-validator';
-import { ALERT_EVENTS, DEFAULT_ALERT_ON } from '../../domain/job-alerts.js';
+import { ALERT_EVENTS, CHANNEL_ALERT_EVENTS, DEFAULT_ALERT_ON } from '../../domain/job-alerts.js';
 import type { AlertEvent } from '../../domain/job-alerts.js';
 
 /** One alert rule of a job, in requests and answers alike. */
@@ -18,6 +18,7 @@ export class JobAlertDto {
   })
   @IsOptional()
   @IsArray()
-  @IsIn(ALERT_EVENTS, { each: true })
+  // the cluster's events pass here, so that the domain's refusal says where they belong
+  @IsIn(CHANNEL_ALERT_EVENTS, { each: true })
   on?: AlertEvent[];
 }
