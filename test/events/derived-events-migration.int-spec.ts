@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../src/postgres/data-source-options.js';
+import { undoFrom } from '../support/migrations.js';
 import { createTestDatabase, insertJob, TestDatabase } from '../support/test-database.js';
 
 const MIGRATION = 'DerivedExecutionEvents1766275200000';
@@ -55,11 +56,7 @@ describe('the DerivedExecutionEvents migration', () => {
     );
 
   it('keeps every event once, in order, across the move and back', async () => {
-    const landed = source.migrations.findIndex((m) => m.name === MIGRATION);
-    expect(landed).toBeGreaterThanOrEqual(0);
-    for (let undo = source.migrations.length - landed; undo > 0; undo--) {
-      await source.undoLastMigration({ transaction: 'all' });
-    }
+    await undoFrom(source, MIGRATION);
     const jobId = randomUUID();
     await insertJob(db, { id: jobId, name: 'moved' });
     const [done, failed, inFlight, waiting] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
@@ -104,7 +101,7 @@ describe('the DerivedExecutionEvents migration', () => {
     const { rows: written } = await db.sql(`SELECT count(*)::int AS n FROM event_log WHERE execution_id IS NOT NULL`);
     expect(written).toEqual([{ n: 11 }]); // the new runs' only row is the retry's queued event
 
-    await source.undoLastMigration({ transaction: 'all' });
+    await undoFrom(source, MIGRATION);
     expect(await stream(db)).toEqual(after);
     await source.runMigrations({ transaction: 'all' });
     expect(await stream(db)).toEqual(after);

@@ -9,6 +9,7 @@ import { ExecutionResponse } from '../../src/executions/http/dto/execution.respo
 import { Job } from '../../src/jobs/domain/job.js';
 import { decodeCursor } from '../../src/shared/application/page.js';
 import { FakeClock } from '../support/fake-clock.js';
+import { undoFrom } from '../support/migrations.js';
 import { storedJob } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { createTestDatabase, insertJob } from '../support/test-database.js';
@@ -183,11 +184,7 @@ describe('the ExecutionResponseJson migration', () => {
     let app: TestApp | undefined;
     try {
       // back to the schema just before ExecutionResponseJson, undoing any migration that came after it
-      const landed = source.migrations.findIndex((m) => m.name === 'ExecutionResponseJson1764806400000');
-      expect(landed).toBeGreaterThanOrEqual(0);
-      for (let undo = source.migrations.length - landed; undo > 0; undo--) {
-        await source.undoLastMigration({ transaction: 'all' });
-      }
+      await undoFrom(source, 'ExecutionResponseJson1764806400000');
       const { rows: columns } = await db.sql(
         `SELECT 1 FROM information_schema.columns WHERE table_name = 'executions' AND column_name = 'response_json'`,
       );
