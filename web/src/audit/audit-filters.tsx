@@ -112,16 +112,20 @@ export function AuditFilterForm({ filters }: { filters: AuditFilters }) {
     const value = event.currentTarget.value;
     setDraft((current) => ({ ...current, [key]: value }));
   };
-  const apply = (next: typeof draft) =>
-    navigate(
-      auditHref({
-        action: next.action,
-        actor: next.actor.trim(),
-        targetId: next.targetId.trim(),
-        from: instant(next.from, filters.from),
-        to: instant(next.to, filters.to),
-      }),
-    );
+  // The fields already show the filters they apply: only a change of the address made elsewhere
+  // resets them, else a field typed in before the re-render would be wiped by it
+  const apply = (next: typeof draft) => {
+    const href = auditHref({
+      action: next.action,
+      actor: next.actor.trim(),
+      targetId: next.targetId.trim(),
+      from: instant(next.from, filters.from),
+      to: instant(next.to, filters.to),
+    });
+    shown.current = href;
+    setDraft((current) => ({ ...current, action: next.action }));
+    navigate(href);
+  };
 
   return (
     <form
