@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AFTER, LATEST } from '../../src/events/infrastructure/sql-event-log.js';
+import { AFTER, LATEST, NO_BOUND } from '../../src/events/infrastructure/sql-event-log.js';
 import { planCost } from '../support/plan-cost.js';
 import { createTestDatabase, insertJob, TestDatabase } from '../support/test-database.js';
 
@@ -49,7 +49,7 @@ describe("the stream's reads behind a long history", () => {
     ['from the middle of the history', () => Math.floor(newest / 2)],
     ['near its end', () => newest - 50],
   ])('a page of 100 %s reads a few pages, not the history', async (_, after) => {
-    const read = await planCost(db.sql, AFTER, [after(), '9223372036854775807', 100]);
+    const read = await planCost(db.sql, AFTER, [after(), NO_BOUND, 100]);
     expect(read.rows).toBe(Math.min(100, newest - after()));
     expect(read.buffers).toBeLessThan(60);
   });

@@ -1,11 +1,11 @@
 import { TableColumns } from '../../shared/infrastructure/table-columns.js';
 import { OrbitEvent } from '../domain/orbit-event.js';
 
-/** A row of `events`: an event, its seq as pg reads a bigint. */
+/** A row of `event_log` or of the `events` view: an event, its seq as pg reads a bigint. */
 export type EventRow = Omit<OrbitEvent, 'seq'> & { seq: string };
 
-/** The columns of `events`, one per field of an event (the compiler checks that none is missing). */
-export const EVENT_COLUMNS = new TableColumns<EventRow>('events', {
+/** The columns of `event_log` and of the `events` view, one per field of an event (the compiler checks that none is missing). */
+export const EVENT_COLUMNS = new TableColumns<EventRow>('event_log', {
   seq: { type: 'bigint' },
   type: { type: 'text' },
   at: { type: 'timestamptz' },

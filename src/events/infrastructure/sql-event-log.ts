@@ -46,7 +46,7 @@ export const LATEST = `
          (SELECT coalesce(array_agg(virtualtransaction), '{}') FROM (${EVENT_WRITERS}) AS w) AS writers`;
 
 /** The largest seq PostgreSQL's bigint can hold; JavaScript numbers are exact far beyond any real stream. */
-const NO_BOUND = '9223372036854775807';
+export const NO_BOUND = '9223372036854775807';
 
 export interface GapWait {
   /** How long a read waits for the open transactions that write events before it answers the events up to the gap only. */
