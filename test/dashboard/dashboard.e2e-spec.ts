@@ -315,6 +315,31 @@ describe('the dashboard in a real browser', () => {
     await textOf(page.getByRole('table'), /bulk-a/);
   });
 
+  it('a filter chosen the instant the page appears is applied, though the page had not finished starting', async () => {
+    const paused = await createJob({ name: 'instant-paused' });
+    await api().post(`/jobs/${paused.id}/pause`).send({}).expect(200);
+    await createJob({ name: 'instant-enabled' });
+    const tab = await openTab(browser, baseUrl);
+    try {
+      await signIn(tab.page, TEST_ADMIN_TOKEN);
+      // the choice is made as the select is added to the page: before the page's effects can run
+      await tab.page.addInitScript(`
+        new MutationObserver((_, observer) => {
+          const select = document.querySelector('#job-filter');
+          if (!select) return;
+          observer.disconnect();
+          select.value = 'false';
+          select.dispatchEvent(new Event('change', { bubbles: true }));
+        }).observe(document, { childList: true, subtree: true });
+      `);
+      await tab.page.goto('/ui/jobs');
+      await tab.page.waitForURL(/\?enabled=false$/);
+      await textOf(tab.page.getByRole('table'), /^(?![\s\S]*instant-enabled)[\s\S]*instant-paused/);
+    } finally {
+      await tab.context.close();
+    }
+  });
+
   it('Delete asks first; keeping it keeps it, confirming deletes it', async () => {
     const job = await createJob({ name: 'ui-doomed' });
     await page.goto(`/ui/jobs/${job.id}`);

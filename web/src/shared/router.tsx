@@ -8,11 +8,13 @@ const NAVIGATED = 'orbit:navigate';
 export interface Location {
   path: string;
   query: URLSearchParams;
+  /** The whole address this location was read from. */
+  href: string;
 }
 
 function current(): Location {
   const path = window.location.pathname.slice(BASE.length).replace(/\/+$/, '') || '/';
-  return { path, query: new URLSearchParams(window.location.search) };
+  return { path, query: new URLSearchParams(window.location.search), href: window.location.href };
 }
 
 /** Changes the address (filters and paging live there, so Back works) and renders what it names. */
@@ -29,6 +31,8 @@ export function useLocation(): Location {
     const update = () => setLocation(current());
     window.addEventListener('popstate', update);
     window.addEventListener(NAVIGATED, update);
+    // effects run after the first paint: a navigation before this line (a quick first click) went unheard
+    if (window.location.href !== location.href) update();
     return () => {
       window.removeEventListener('popstate', update);
       window.removeEventListener(NAVIGATED, update);
