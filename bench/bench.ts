@@ -5,7 +5,7 @@
  * same workloads and database (peers). Prints a table on stdout (progress on stderr) and writes
  * bench/results/latest.json.
  *
- *   BENCH_ONLY=burst,latency,peers,schedule,herd,api,footprint,placement,alerts,dashboard,growth   the scenarios to run (default: all)
+ *   BENCH_ONLY=burst,latency,peers,schedule,herd,api,footprint,placement,alerts,dashboard,growth,pgtime   the scenarios to run (default: all)
  *   BENCH_BURST=2000  BENCH_LATENCY_RUNS=200  BENCH_SCHEDULE_SECONDS=60  BENCH_HERD_JOBS=10000
  *   BENCH_API_ROWS=1000000  BENCH_API_SECONDS=10  BENCH_API_ROUNDS=2  BENCH_FOOTPRINT_SECONDS=30
  *   BENCH_DASHBOARD_JOBS=10000  BENCH_DASHBOARD_ROWS=1000000  BENCH_GROWTH_ROWS=5000000   (the defaults)
@@ -25,6 +25,7 @@ import { runDashboard } from './dashboard.js';
 import { growth, reportGrowth, runFootprint } from './footprint.js';
 import { runGrowth } from './growth.js';
 import { runPeers } from './peers.js';
+import { runPgTime } from './pg-time.js';
 import { formatTable, writeResults } from './report.js';
 import { runHerd, runSchedule } from './schedule.js';
 import { runPlacement } from './placement.js';
@@ -55,6 +56,7 @@ const RUNNERS: Record<Scenario, (bench: Bench) => Promise<void>> = {
   alerts: runAlerts,
   dashboard: runDashboard,
   growth: runGrowth,
+  pgtime: runPgTime,
 };
 
 async function main(): Promise<void> {

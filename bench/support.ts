@@ -30,6 +30,7 @@ export const SCENARIOS = [
   'alerts',
   'dashboard',
   'growth',
+  'pgtime',
 ] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 

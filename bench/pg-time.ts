@@ -1,0 +1,93 @@
+/**
+ * Where PostgreSQL's time per run goes: a c8 burst with the native launcher, run with
+ * `track_functions = all` on the database, and each of Orbit's functions (the claim, the save, the
+ * transition guard and the other triggers) by its own time per run (`self_time` of
+ * pg_stat_user_functions: wall time inside the function, without the functions it called). Beside
+ * it, PostgreSQL's CPU per run in the same burst; what the functions do not account for is the
+ * statements' own parsing, planning and execution outside any function, and the protocol.
+ */
+import { burstOnce } from './burst.js';
+import { Bench, clearExecutions, createJob, deleteJobs, log, scalar } from './support.js';
+
+const PREFIX = 'bench-pgtime';
+/** Functions below this share of the measured time are summed into one line. */
+const SHOWN_SHARE = 0.02;
+
+interface FunctionTime {
+  name: string;
+  calls: number;
+  selfMs: number;
+}
+
+async function functionTimes(bench: Bench): Promise<Map<string, FunctionTime>> {
+  // a snapshot of the statistics is kept for the transaction: read afresh
+  await bench.db.query('SELECT pg_stat_clear_snapshot()');
+  const { rows } = await bench.db.query<{ name: string; calls: string; self_time: number }>(
+    `SELECT funcname AS name, calls, self_time FROM pg_stat_user_functions WHERE schemaname = current_schema()`,
+  );
+  return new Map(rows.map((row) => [row.name, { name: row.name, calls: Number(row.calls), selfMs: row.self_time }]));
+}
+
+export async function runPgTime(bench: Bench): Promise<void> {
+  const { db } = bench;
+  const { burst } = bench.settings;
+  const database = await scalar<string>(db, 'SELECT quote_ident(current_database()) AS value');
+  await clearExecutions(db);
+  const jobId = await createJob(db, PREFIX);
+  // new connections (the workers') take it; the workers are stopped before burstOnce returns, and
+  // a backend writes its pending function statistics out when it exits
+  await db.query(`ALTER DATABASE ${database} SET track_functions = 'all'`);
+  try {
+    const before = await functionTimes(bench);
+    log(`pgtime: ${burst} × \`true\` at c8, native launcher, track_functions = all`);
+    const result = await burstOnce(bench, jobId, [8]);
+    const after = await functionTimes(bench);
+    const spent = [...after.values()]
+      .map((now) => {
+        const then = before.get(now.name);
+        return { name: now.name, calls: now.calls - (then?.calls ?? 0), selfMs: now.selfMs - (then?.selfMs ?? 0) };
+      })
+      .filter((f) => f.calls > 0)
+      .sort((a, b) => b.selfMs - a.selfMs);
+    const total = spent.reduce((sum, f) => sum + f.selfMs, 0);
+    const postgresCpu = result.cpuMs.postgres ?? 0;
+    const perRun = (ms: number) => `${((ms / burst) * 1000).toFixed(0)} µs`;
+    const shown = spent.filter((f) => f.selfMs >= total * SHOWN_SHARE);
+    const rest = spent.filter((f) => f.selfMs < total * SHOWN_SHARE);
+    bench.report.figure('pgtime', {
+      executions: burst,
+      postgresCpuMsPerRun: postgresCpu,
+      functions: spent.map((f) => ({ ...f, callsPerRun: f.calls / burst, selfMsPerRun: f.selfMs / burst })),
+    });
+    bench.report.add({
+      scenario: 'pgtime',
+      measure: `PostgreSQL per run, c8 burst, native launcher`,
+      figure: `CPU ${(postgresCpu * 1000).toFixed(0)} µs; inside Orbit's functions ${perRun(total)} (wall)`,
+      target: 'report',
+      verdict: 'info',
+    });
+    for (const f of shown) {
+      bench.report.add({
+        scenario: 'pgtime',
+        measure: `… ${f.name} (${(f.calls / burst).toFixed(2)} calls per run)`,
+        figure: perRun(f.selfMs),
+        target: 'report',
+        ratio: `${((f.selfMs / total) * 100).toFixed(0)} %`,
+        verdict: 'info',
+      });
+    }
+    if (rest.length > 0) {
+      bench.report.add({
+        scenario: 'pgtime',
+        measure: `… ${rest.length} other functions`,
+        figure: perRun(rest.reduce((sum, f) => sum + f.selfMs, 0)),
+        target: 'report',
+        verdict: 'info',
+      });
+    }
+  } finally {
+    await db.query(`ALTER DATABASE ${database} RESET track_functions`);
+    await clearExecutions(db);
+    await deleteJobs(db, PREFIX);
+  }
+}
