@@ -7,6 +7,8 @@ import { jobWithEveryFate } from './timeline-setup.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
 type Body = Record<string, any>;
+/** What a test reads of the page's window (the tests are compiled without the DOM's types). */
+type Viewer = { getComputedStyle(element: unknown): { borderRightWidth: string; paddingRight: string } };
 
 /** A real Orbit (API, scheduler and worker) and the dashboard in Chromium: the timeline and pausing with a note. */
 describe('the dashboard: why a job did not run, and pausing with a note', () => {
@@ -84,6 +86,38 @@ describe('the dashboard: why a job did not run, and pausing with a note', () => 
     });
     const resumed = await t.db.sql(`SELECT at FROM events WHERE job_id = $1 AND type = 'job.resumed'`, [job.id]);
     expect(resumed.rows).toEqual([{ at: new Date(resumeAt) }]);
+  });
+
+  it("the pause dialog's fields fit inside it, on a page taller than the window", async () => {
+    const job = await createJob({ cronExpression: '0 3 * * *' });
+    // a window shorter than the job page, so that the page could scroll behind the dialog
+    await page.setViewportSize({ width: 1280, height: 400 });
+    try {
+      await page.goto(`/ui/jobs/${job.id}`);
+      await button('Pause').click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel('Note').waitFor();
+      // the right edge of the dialog's content: inside its border and padding
+      const box = (await dialog.boundingBox())!;
+      const { border, padding } = await dialog.evaluate((element: { ownerDocument: { defaultView: Viewer } }) => {
+        const style = element.ownerDocument.defaultView.getComputedStyle(element);
+        return { border: parseFloat(style.borderRightWidth), padding: parseFloat(style.paddingRight) };
+      });
+      const inner = box.x + box.width - border - padding;
+      for (const label of ['Note', /Resume at/]) {
+        const field = (await dialog.getByLabel(label).boundingBox())!;
+        const overflow = Math.max(0, field.x + field.width - inner);
+        expect({ label: String(label), overflowPx: overflow }).toEqual({ label: String(label), overflowPx: 0 });
+      }
+      // the page behind stays where it is: the overlay covers all that can be seen of it
+      expect(await page.evaluate('document.documentElement.scrollHeight > innerHeight')).toBe(true);
+      await page.mouse.wheel(0, 2000);
+      expect(await page.evaluate('scrollY')).toBe(0);
+      await dialog.getByRole('button', { name: 'Keep it running' }).click();
+      await dialog.waitFor({ state: 'hidden' });
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 720 });
+    }
   });
 
   it('pause with a note, resume', async () => {
