@@ -210,7 +210,6 @@ describe('scheduler passes in batches', () => {
     const scheduled = (slot: Date) =>
       Execution.forJob(job, T0, { trigger: 'SCHEDULE', scheduledFor: slot, dueAt: slot });
     const slots = range(4).map((i) => plus(T0, (i + 1) * MINUTE));
-    const skipTaken = { skipTakenSlots: true };
 
     beforeEach(async () => {
       job = await t.app.get(JobsService).create({ name: 'many', command: 'echo many', cronExpression: '* * * * *' });
@@ -219,11 +218,11 @@ describe('scheduler passes in batches', () => {
 
     it('inserts the executions whose (job, slot) is new, skips the others, and counts what it inserted', async () => {
       const [s1, s2, s3] = slots as [Date, Date, Date];
-      await expect(repository.insertAll([scheduled(s1)], skipTaken)).resolves.toBe(1);
+      await expect(repository.insertAll([scheduled(s1)])).resolves.toBe(1);
 
       const batch = [scheduled(s1), scheduled(s2), scheduled(s3), scheduled(s2)];
-      await expect(repository.insertAll(batch, skipTaken)).resolves.toBe(2);
-      await expect(repository.insertAll([], skipTaken)).resolves.toBe(0);
+      await expect(repository.insertAll(batch)).resolves.toBe(2);
+      await expect(repository.insertAll([])).resolves.toBe(0);
 
       const { rows } = await t.db.sql(
         'SELECT id, scheduled_for FROM executions WHERE job_id = $1 ORDER BY scheduled_for',
@@ -241,10 +240,10 @@ describe('scheduler passes in batches', () => {
     it('skips only a taken (job, slot): any other conflict fails the whole statement', async () => {
       const [s1, s2, s3] = slots as [Date, Date, Date];
       const stored = scheduled(s1);
-      await repository.insertAll([stored], skipTaken);
+      await repository.insertAll([stored]);
       const sameId = Execution.restore({ ...stored.toProps(), scheduledFor: s2, dueAt: s2 });
 
-      await expect(repository.insertAll([scheduled(s3), sameId], skipTaken)).rejects.toMatchObject({
+      await expect(repository.insertAll([scheduled(s3), sameId])).rejects.toMatchObject({
         code: '23505',
         constraint: 'executions_pkey',
       });

@@ -422,26 +422,41 @@ describe('two scheduler nodes on one database', () => {
     for (const job of jobs) expect(await a.slotsOf(job.id)).toEqual(iso(slots));
   });
 
-  it('the database itself refuses a second SCHEDULE execution of one (job, slot): executions_job_slot_key', async () => {
+  it('the database itself stores no second SCHEDULE execution of one (job, slot), until the first is deleted', async () => {
     const [a] = nodes as [Node];
     const job = await a.createJob('*/5 * * * * *');
     const slot = job.nextRunAt!;
     await a.passAt(slot);
     const [fired] = await a.executionsOf(job.id);
 
-    await expect(
-      db.sql(
-        `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger,
-           scheduled_for, due_at, created_at)
-         SELECT $1, job_id, command, max_retries, timeout_seconds, 'QUEUED', 1, 'SCHEDULE', scheduled_for, due_at, now()
-         FROM executions WHERE id = $2`,
-        [randomUUID(), fired!.id],
-      ),
-    ).rejects.toMatchObject({ code: '23505', constraint: 'executions_job_slot_key' });
+    const {
+      command,
+      max_retries: maxRetries,
+      timeout_seconds: timeoutSeconds,
+    } = (await db.sql('SELECT * FROM executions WHERE id = $1', [fired!.id])).rows[0];
+    const insertRun = async (id: string) =>
+      (
+        await db.sql(
+          `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger,
+             scheduled_for, due_at, created_at)
+           VALUES ($1, $2, $3, $4, $5, 'QUEUED', 1, 'SCHEDULE', $6, $6, now()) RETURNING id`,
+          [id, job.id, command, maxRetries, timeoutSeconds, slot],
+        )
+      ).rows;
+    expect(await insertRun(randomUUID())).toEqual([]);
+    const ledger = () => db.sql('SELECT execution_id FROM execution_slots WHERE job_id = $1', [job.id]);
+    expect((await ledger()).rows).toEqual([{ execution_id: fired!.id }]);
 
     // a node working from a stale view of the job inserts nothing either
     const late = Execution.forJob(job, slot, { trigger: 'SCHEDULE', scheduledFor: slot, dueAt: slot });
-    await expect(a.t.app.get(ExecutionRepository).insertAll([late], { skipTakenSlots: true })).resolves.toBe(0);
+    await expect(a.t.app.get(ExecutionRepository).insertAll([late])).resolves.toBe(0);
     expect(await a.executionsOf(job.id)).toHaveLength(1);
+
+    // deleting the run (retention, a job's deletion) releases its slot
+    await db.sql('DELETE FROM executions WHERE id = $1', [fired!.id]);
+    expect((await ledger()).rows).toEqual([]);
+    const refired = randomUUID();
+    expect(await insertRun(refired)).toEqual([{ id: refired }]);
+    expect((await ledger()).rows).toEqual([{ execution_id: refired }]);
   });
 });

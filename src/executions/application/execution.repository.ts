@@ -20,21 +20,15 @@ export interface LiveWorker extends ClaimingWorker {
   draining: boolean;
 }
 
-export interface InsertOptions {
-  /** A scheduled or backfilled execution whose (job, slot) has a run already is skipped. */
-  skipTakenSlots?: boolean;
-  /** A chained execution whose (job, upstream execution) has a run already is skipped. */
-  skipTakenChains?: boolean;
-}
-
 /** Persistence port of executions. Every state change is a conditional write on the version it was read with. */
 export abstract class ExecutionRepository {
   abstract insert(execution: Execution): Promise<void>;
   /**
-   * Inserts new executions in one statement and answers how many it inserted, skipping those
-   * whose unique key `options` names is taken; any other conflict fails the whole statement.
+   * Inserts new executions in one statement and answers how many it inserted. A run of a slot
+   * (SCHEDULE, BACKFILL: per job, slot and pinned worker) or of a chain (per job and upstream run)
+   * whose key another run holds is skipped; any other conflict fails the whole statement.
    */
-  abstract insertAll(executions: Execution[], options?: InsertOptions): Promise<number>;
+  abstract insertAll(executions: Execution[]): Promise<number>;
   /** Persists a transition; throws StaleWriteError when someone else changed the row first. */
   abstract save(execution: Execution): Promise<void>;
   /**

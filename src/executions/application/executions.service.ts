@@ -113,7 +113,7 @@ export class ExecutionsService {
       const runs = slots.map((slot) =>
         Execution.forJob(job, now, { trigger: 'BACKFILL', scheduledFor: slot, dueAt: now, parameters }),
       );
-      const queued = await this.executions.insertAll(runs, { skipTakenSlots: true });
+      const queued = await this.executions.insertAll(runs);
       return { slots: slots.length, queued, skipped: slots.length - queued };
     });
   }

@@ -6,7 +6,6 @@ import {
   ClaimingWorker,
   ExecutionRepository,
   ExecutionWithOutputTail,
-  InsertOptions,
   LeaseRenewal,
   LiveWorker,
   SlotDeadline,
@@ -26,13 +25,10 @@ export class SqlExecutionRepository extends ExecutionRepository {
     await this.insertAll([execution]);
   }
 
-  async insertAll(executions: Execution[], options: InsertOptions = {}): Promise<number> {
+  async insertAll(executions: Execution[]): Promise<number> {
     if (executions.length === 0) return 0;
     const values = EXECUTION_COLUMNS.values(executions.map((e) => e.toProps()));
-    if (options.skipTakenSlots) return (await this.db.rows(INSERT_SKIPPING_TAKEN_SLOTS, values)).length;
-    if (options.skipTakenChains) return (await this.db.rows(INSERT_SKIPPING_TAKEN_CHAINS, values)).length;
-    await this.db.rows(INSERT, values);
-    return executions.length;
+    return (await this.db.rows(INSERT, values)).length;
   }
 
   async save(execution: Execution): Promise<void> {
@@ -132,11 +128,12 @@ export class SqlExecutionRepository extends ExecutionRepository {
 
   async startedInTime(slots: readonly SlotDeadline[]): Promise<Set<string>> {
     if (slots.length === 0) return new Set();
-    // executions_job_slot_key finds each slot's run
+    // the ledger of slots finds each slot's run
     const rows = await this.db.rows<{ jobId: string; slot: Date }>(
       `SELECT e.job_id AS "jobId", e.scheduled_for AS slot
          FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) AS s (job_id, slot, deadline)
-         JOIN executions e ON e.job_id = s.job_id AND e.scheduled_for = s.slot AND e.trigger = 'SCHEDULE'
+         JOIN execution_slots k ON k.job_id = s.job_id AND k.slot = s.slot
+         JOIN executions e ON e.id = k.execution_id AND e.trigger = 'SCHEDULE'
         WHERE e.started_at <= s.deadline`,
       [slots.map((s) => s.jobId), slots.map((s) => s.slot), slots.map((s) => s.deadline)],
     );
@@ -165,14 +162,11 @@ export class SqlExecutionRepository extends ExecutionRepository {
 /** The columns of an execution row under the names of its props, for raw SQL read by Execution.restore. */
 const SELECTED = EXECUTION_COLUMNS.select();
 
-const INSERT = `INSERT INTO executions (${EXECUTION_COLUMNS.names()}) SELECT * FROM unnest(${EXECUTION_COLUMNS.arrays()})`;
-// the arbiter is executions_job_slot_key alone: any other violation still fails the insert
-const INSERT_SKIPPING_TAKEN_SLOTS = `${INSERT}
-  ON CONFLICT (job_id, scheduled_for, (coalesce(pinned_worker, ''))) WHERE trigger IN ('SCHEDULE', 'BACKFILL') DO NOTHING
-  RETURNING id`;
-// the arbiter is executions_chain_key alone
-const INSERT_SKIPPING_TAKEN_CHAINS = `${INSERT}
-  ON CONFLICT (job_id, triggered_by) WHERE trigger = 'CHAIN' DO NOTHING
+/**
+ * A run of a slot (SCHEDULE, BACKFILL) or of a chain whose key another run holds is not stored:
+ * the RunKeyLedgers migration's trigger skips it, so RETURNING names the runs stored.
+ */
+const INSERT = `INSERT INTO executions (${EXECUTION_COLUMNS.names()}) SELECT * FROM unnest(${EXECUTION_COLUMNS.arrays()})
   RETURNING id`;
 
 /**

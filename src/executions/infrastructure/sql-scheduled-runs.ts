@@ -8,12 +8,13 @@ export class SqlScheduledRuns extends ScheduledRuns {
     super();
   }
 
-  /** Probes of executions_job_slot_key (unique per job and slot, for SCHEDULE executions only). */
+  /** Probes of the ledger of slots (one run per job, slot and pinned worker), for SCHEDULE executions only. */
   async forSlots(jobId: string, slots: readonly Date[]): Promise<ScheduledRun[]> {
     if (slots.length === 0) return [];
     return this.db.rows<ScheduledRun>(
-      `SELECT id, status, scheduled_for AS "scheduledFor" FROM executions
-        WHERE job_id = $1 AND trigger = 'SCHEDULE' AND scheduled_for = ANY ($2::timestamptz[])`,
+      `SELECT e.id, e.status, e.scheduled_for AS "scheduledFor"
+         FROM execution_slots k JOIN executions e ON e.id = k.execution_id
+        WHERE k.job_id = $1 AND k.slot = ANY ($2::timestamptz[]) AND e.trigger = 'SCHEDULE'`,
       [jobId, slots],
     );
   }

@@ -62,7 +62,7 @@ export class ChainConsumer {
         );
       }
     }
-    const queued = await this.executions.insertAll(runs, { skipTakenChains: true });
+    const queued = await this.executions.insertAll(runs);
     if (queued > 0) this.logger.log(`Queued ${queued} chained run(s)`);
     return queued;
   }

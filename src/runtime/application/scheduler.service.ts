@@ -101,7 +101,7 @@ export class SchedulerService implements Wakeable {
         // the next slot is the first one after the last fired (slots fired ahead lie after `now`)
         job.planFrom(plan.fire[plan.fire.length - 1] ?? now);
       }
-      fired += await this.executionRepository.insertAll(allowed, { skipTakenSlots: true });
+      fired += await this.executionRepository.insertAll(allowed);
       await this.jobs.saveSchedules(due);
       await this.events.append(notes);
       return { jobs: due.length, fired };
@@ -192,6 +192,6 @@ export class SchedulerService implements Wakeable {
       await this.executions.apply(earlier, (e, at) => e.cancel(at));
     }
     const runs = await this.scheduled(job, slot, now);
-    return (await this.executionRepository.insertAll(runs, { skipTakenSlots: true })) > 0;
+    return (await this.executionRepository.insertAll(runs)) > 0;
   }
 }
