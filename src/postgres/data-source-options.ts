@@ -23,7 +23,7 @@ import { WorkerLauncher1766188800000 } from '../../migrations/1766188800000-Work
 import { DerivedExecutionEvents1766275200000 } from '../../migrations/1766275200000-DerivedExecutionEvents.js';
 import { FailingJobOutcomes1766282400000 } from '../../migrations/1766282400000-FailingJobOutcomes.js';
 import { RetentionHealth1766361600000 } from '../../migrations/1766361600000-RetentionHealth.js';
-import { RunKeyLedgers1766404800000 } from '../../migrations/1766404800000-RunKeyLedgers.js';
+import { ExecutionKeysByTriggers1766404800000 } from '../../migrations/1766404800000-ExecutionKeysByTriggers.js';
 
 export const MIGRATIONS = [
   InitialSchema1764460800000,
@@ -50,7 +50,7 @@ export const MIGRATIONS = [
   DerivedExecutionEvents1766275200000,
   FailingJobOutcomes1766282400000,
   RetentionHealth1766361600000,
-  RunKeyLedgers1766404800000,
+  ExecutionKeysByTriggers1766404800000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

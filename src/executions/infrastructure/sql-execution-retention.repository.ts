@@ -41,7 +41,8 @@ const PRUNABLE = `e.job_id = j.id
  * a row a worker or another sweep holds is left for a later batch, never waited for; only the
  * rows the LIMIT lets through are locked. Deleting rows beyond the newest M of a job cannot push
  * any other row out of its newest M, so sweeps on several nodes at once delete nothing the rule
- * keeps. Deleting a row cascades to its output and sets `retry_of` of its retries to NULL.
+ * keeps. Deleting a row deletes its output, sets `retry_of` of its retries to NULL and releases its
+ * slot or chain key (the ExecutionKeysByTriggers migration's trigger).
  */
 const PRUNE_BATCH = `
   DELETE FROM executions

@@ -164,7 +164,7 @@ const SELECTED = EXECUTION_COLUMNS.select();
 
 /**
  * A run of a slot (SCHEDULE, BACKFILL) or of a chain whose key another run holds is not stored:
- * the RunKeyLedgers migration's trigger skips it, so RETURNING names the runs stored.
+ * the ExecutionKeysByTriggers migration's trigger skips it, so RETURNING names the runs stored.
  */
 const INSERT = `INSERT INTO executions (${EXECUTION_COLUMNS.names()}) SELECT * FROM unnest(${EXECUTION_COLUMNS.arrays()})
   RETURNING id`;
