@@ -7,6 +7,7 @@ import { JobRemovalGuards } from './application/job-removal-guard.js';
 import { JobRuns } from './application/job-runs.js';
 import { JobsService } from './application/jobs.service.js';
 import { ConcurrencyGroupsController } from './http/concurrency-groups.controller.js';
+import { AuditedConcurrencyGroup, AuditedJob } from './http/audited-states.js';
 import { JobsController } from './http/jobs.controller.js';
 import { SchedulesController } from './http/schedules.controller.js';
 import { SqlConcurrencyGroupRepository } from './infrastructure/sql-concurrency-group.repository.js';
@@ -22,6 +23,8 @@ import { SqlJobRepository } from './infrastructure/sql-job.repository.js';
     JobRuns,
     { provide: JobRepository, useClass: SqlJobRepository },
     ConcurrencyGroupsService,
+    AuditedJob,
+    AuditedConcurrencyGroup,
     { provide: ConcurrencyGroupRepository, useClass: SqlConcurrencyGroupRepository },
   ],
   exports: [JobsService, JobRepository, JobRemovalGuards, JobAlertChannels, JobRuns],

@@ -151,4 +151,38 @@ describe('the dashboard: the audit trail, filtered', () => {
     expect(await page.getByLabel('From').inputValue()).toBe('');
     expect(trouble).toEqual({ errors: [], dialogs: [] });
   });
+
+  it('names each target and shows what a change changed, before → after: a pause with its note, a new schedule', async () => {
+    const [paused, changed] = [jobIds[2]!, jobIds[3]!];
+    await api().post(`/jobs/${paused}/pause`).send({ note: 'Waiting for the new disk' }).expect(200);
+    await api().patch(`/jobs/${changed}`).send({ cronExpression: '0 4 * * *' }).expect(200);
+
+    await page.goto(`/ui/audit?targetId=${paused}`);
+    const pause = page.locator('main tbody tr').filter({ hasText: 'job.paused' });
+    await pause.getByRole('link', { name: 'ui-audited-2' }).waitFor();
+    expect(await pause.getByRole('listitem').allTextContents()).toEqual([
+      'enabled: true → false',
+      'pausedNote: none → Waiting for the new disk',
+    ]);
+
+    await page.goto(`/ui/audit?targetId=${changed}`);
+    const update = page.locator('main tbody tr').filter({ hasText: 'job.updated' });
+    await update.getByRole('link', { name: 'ui-audited-3' }).waitFor();
+    expect(await update.getByRole('listitem').allTextContents()).toEqual(['cronExpression: 0 3 * * * → 0 4 * * *']);
+    expect(await update.getByRole('link', { name: 'ui-audited-3' }).getAttribute('href')).toBe(`/ui/jobs/${changed}`);
+    // the dates, names and actions stay on one line each, in a narrow window too (the table scrolls sideways)
+    await page.setViewportSize({ width: 700, height: 720 });
+    const lines = await page.locator('main tbody tr td.nowrap').evaluateAll((cells) =>
+      cells.map((cell) => {
+        const range = cell.ownerDocument.createRange();
+        range.selectNodeContents(cell);
+        return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+      }),
+    );
+    expect(lines.length).toBeGreaterThan(0);
+    await page.setViewportSize({ width: 1280, height: 720 });
+    expect(lines.filter((n) => n > 1)).toEqual([]);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    expect(trouble).toEqual({ errors: [], dialogs: [] });
+  });
 });

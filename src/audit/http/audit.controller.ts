@@ -17,7 +17,14 @@ class AuditEventResponse {
   action!: string;
   @ApiProperty({ type: String, nullable: true, format: 'uuid', description: 'The job, execution or token' })
   targetId!: string | null;
-  @ApiProperty({ type: Object, example: {} })
+  @ApiProperty({
+    type: Object,
+    example: { name: 'nightly-backup', changes: { cronExpression: { before: '0 3 * * *', after: '0 4 * * *' } } },
+    description:
+      "`name`: the target's name when it has one, as it was then (a deleted job keeps it here). `changes`: for " +
+      'a change of a job (update, pause, resume) or of a concurrency group, each field that changed, before and ' +
+      "after, as the API shows them. `path.id`: the route's id when the target is another (a run queued for a job).",
+  })
   details!: Record<string, unknown>;
 }
 

@@ -17,6 +17,7 @@ import {
   CreateConcurrencyGroupDto,
   UpdateConcurrencyGroupDto,
 } from './dto/concurrency-group.dto.js';
+import { AuditedConcurrencyGroup } from './audited-states.js';
 
 /** Concurrency groups (admin): limits shared by the jobs that name them. */
 @ApiTags('concurrency-groups')
@@ -52,7 +53,7 @@ export class ConcurrencyGroupsController {
   }
 
   @Patch(':id')
-  @Audited('concurrency-group.updated')
+  @Audited('concurrency-group.updated', AuditedConcurrencyGroup)
   @ApiOperation({
     summary: 'Change the limit or the name (admin)',
     description: 'A new limit holds from the next claim on. A rename is refused (409) while jobs name the group.',
@@ -68,7 +69,7 @@ export class ConcurrencyGroupsController {
 
   @Delete(':id')
   @HttpCode(204)
-  @Audited('concurrency-group.deleted')
+  @Audited('concurrency-group.deleted', AuditedConcurrencyGroup)
   @ApiOperation({ summary: 'Delete a concurrency group (admin)', description: 'Refused (409) while jobs name it.' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiErrors(400, 404, 409)

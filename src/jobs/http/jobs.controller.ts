@@ -24,6 +24,7 @@ import { RECENT_RUNS, RecentRunsQuery } from './dto/recent-runs.query.js';
 import { RecentRunResponse, RecentRunsResponse } from './dto/recent-runs.response.js';
 import { STATS_HOURS, StatsQuery } from './dto/stats.query.js';
 import { UpdateJobDto } from './dto/update-job.dto.js';
+import { AuditedJob } from './audited-states.js';
 
 /** The jobs resource. Every answer about a job carries its last run, read through JobRuns. */
 @ApiTags('jobs')
@@ -85,7 +86,7 @@ export class JobsController {
   }
 
   @Patch(':id')
-  @Audited('job.updated')
+  @Audited('job.updated', AuditedJob)
   @ApiOperation({ summary: 'Change some fields of a job, same rules as create (admin)' })
   @ApiOkResponse({ type: JobResponse })
   @ApiErrors(400, 404, 409)
@@ -96,7 +97,7 @@ export class JobsController {
   @Post(':id/pause')
   @HttpCode(200)
   @MinRole('operator')
-  @Audited('job.paused')
+  @Audited('job.paused', AuditedJob)
   @ApiOperation({
     summary: 'Pause a job, with a note and an optional instant at which it resumes by itself (operator)',
     description:
@@ -114,7 +115,7 @@ export class JobsController {
   @Post(':id/resume')
   @HttpCode(200)
   @MinRole('operator')
-  @Audited('job.resumed')
+  @Audited('job.resumed', AuditedJob)
   @ApiOperation({
     summary: 'Resume a paused job now (operator)',
     description:
@@ -129,7 +130,7 @@ export class JobsController {
 
   @Delete(':id')
   @HttpCode(204)
-  @Audited('job.deleted')
+  @Audited('job.deleted', AuditedJob)
   @ApiOperation({
     summary: 'Delete a job (admin)',
     description:

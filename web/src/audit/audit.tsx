@@ -2,7 +2,7 @@ import { api, ok } from '../api/client';
 import { AuditFilterForm, auditFilters, auditHref, auditQuery, isFiltered } from './audit-filters';
 import { Loading, PageTitle, Problem, Time } from '../shared/ui';
 import { useLive } from '../live/use-live';
-import { Link } from '../shared/router';
+import { Link, withQuery } from '../shared/router';
 
 export function AuditPage({ query }: { query: URLSearchParams }) {
   const cursor = query.get('cursor') ?? undefined;
@@ -15,7 +15,10 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
   return (
     <>
       <PageTitle title="Audit">Audit</PageTitle>
-      <p>Every change made through the API, newest first, with the name of the token that made it.</p>
+      <p>
+        Every change made through the API, newest first, with the name of the token that made it and, for jobs and
+        concurrency groups, what it changed.
+      </p>
       <AuditFilterForm filters={filters} />
       <Problem error={audit.error} />
       {!audit.data && !audit.error && <Loading />}
@@ -34,16 +37,16 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
           <tbody>
             {audit.data.items.map((event) => (
               <tr key={event.id}>
-                <td>
+                <td class="nowrap">
                   <Time iso={event.createdAt} />
                 </td>
-                <td>{event.actor}</td>
-                <td>{event.action}</td>
-                <td>
-                  <Target action={event.action} id={event.targetId} />
+                <td class="nowrap">{event.actor}</td>
+                <td class="nowrap">{event.action}</td>
+                <td class="nowrap">
+                  <Target action={event.action} id={event.targetId} details={event.details} />
                 </td>
                 <td>
-                  <code>{JSON.stringify(event.details)}</code>
+                  <Details action={event.action} details={event.details} />
                 </td>
               </tr>
             ))}
@@ -58,9 +61,61 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
   );
 }
 
-function Target({ action, id }: { action: string; id: string | null }) {
+/** What the API records beside an entry (see GET /audit): the target's name, what changed, the route's id. */
+interface EntryDetails {
+  name?: string;
+  changes?: Record<string, { before: unknown; after: unknown }>;
+  path?: { id?: string };
+}
+
+/** Where a target's page is, by the kind of action; none for what has no page (a token, a worker). */
+function targetHref(action: string, id: string): string | undefined {
+  if (action.startsWith('job.')) return `/jobs/${id}`;
+  if (action.startsWith('execution.')) return `/executions/${id}`;
+  if (action.startsWith('channel.')) return withQuery('/channels', { channel: id });
+  return undefined;
+}
+
+/** The target by its name (its id on hover), linked to its page; a run by the start of its id. */
+function Target({ action, id, details: { name } }: { action: string; id: string | null; details: EntryDetails }) {
   if (!id) return <>—</>;
-  if (action.startsWith('job.')) return <Link href={`/jobs/${id}`}>{id}</Link>;
-  if (action.startsWith('execution.')) return <Link href={`/executions/${id}`}>{id}</Link>;
-  return <code>{id}</code>;
+  const label = name ?? (action.startsWith('execution.') ? `run ${id.slice(0, 8)}` : id);
+  const href = targetHref(action, id);
+  return href ? (
+    <span title={id}>
+      <Link href={href}>{label}</Link>
+    </span>
+  ) : (
+    <span title={id}>{name ?? <code>{id}</code>}</span>
+  );
+}
+
+/** A value as the trail shows it: text as it is, none for null, anything else as JSON. */
+function shown(value: unknown): string {
+  if (value === null || value === undefined) return 'none';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+function Details({ action, details }: { action: string; details: EntryDetails }) {
+  const changes = Object.entries(details.changes ?? {});
+  const job = action.startsWith('execution.') ? details.path?.id : undefined;
+  if (changes.length === 0 && !job) return <>—</>;
+  return (
+    <>
+      {job && (
+        <p class="plain">
+          of the job <Link href={`/jobs/${job}`}>{job.slice(0, 8)}</Link>
+        </p>
+      )}
+      {changes.length > 0 && (
+        <ul class="changes">
+          {changes.map(([field, { before, after }]) => (
+            <li key={field}>
+              {field}: <del>{shown(before)}</del> → <ins>{shown(after)}</ins>
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
 }
