@@ -24,6 +24,7 @@ import { DerivedExecutionEvents1766275200000 } from '../../migrations/1766275200
 import { FailingJobOutcomes1766282400000 } from '../../migrations/1766282400000-FailingJobOutcomes.js';
 import { RetentionHealth1766361600000 } from '../../migrations/1766361600000-RetentionHealth.js';
 import { ExecutionKeysByTriggers1766404800000 } from '../../migrations/1766404800000-ExecutionKeysByTriggers.js';
+import { WorkerLoad1766419200000 } from '../../migrations/1766419200000-WorkerLoad.js';
 
 export const MIGRATIONS = [
   InitialSchema1764460800000,
@@ -51,6 +52,7 @@ export const MIGRATIONS = [
   FailingJobOutcomes1766282400000,
   RetentionHealth1766361600000,
   ExecutionKeysByTriggers1766404800000,
+  WorkerLoad1766419200000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import type { Browser, Locator, Page, Request, Response } from 'playwright-core';
@@ -372,6 +373,13 @@ describe('the dashboard in a real browser', () => {
         native: 'native',
         node: 'Node spawner',
       });
+      // each worker's host load beside the CPUs it may use
+      const cpus = availableParallelism();
+      const load = page
+        .getByRole('row')
+        .filter({ hasText: t.app.get(WorkerService).id })
+        .getByRole('cell', { name: new RegExp(`^\\d+\\.\\d\\d on ${cpus} CPUs?$`) });
+      await load.waitFor();
       await expectAccessible(page);
     } finally {
       await spawning.close();

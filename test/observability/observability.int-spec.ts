@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import pg from 'pg';
 import request from 'supertest';
 import { WorkerService } from '../../src/runtime/application/worker.service.js';
@@ -129,7 +130,15 @@ describe('workers and logs', () => {
     const listed = async () =>
       (await request(api.app.getHttpServer()).get('/workers').expect(200)).body.items as Array<Record<string, unknown>>;
     const [worker] = await listed();
-    expect(worker).toMatchObject({ pid: process.pid, concurrency: 4, running: 0, alive: true });
+    expect(worker).toMatchObject({
+      pid: process.pid,
+      concurrency: 4,
+      running: 0,
+      alive: true,
+      cpus: availableParallelism(),
+      loadAverage: expect.any(Number),
+    });
+    expect(worker!.loadAverage as number).toBeGreaterThanOrEqual(0);
     await node.close();
     expect(await listed()).toEqual([]);
   });

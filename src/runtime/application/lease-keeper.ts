@@ -1,3 +1,4 @@
+import { loadavg } from 'node:os';
 import { Logger } from '@nestjs/common';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import { ExecutionRepository } from '../../executions/application/execution.repository.js';
@@ -55,7 +56,7 @@ export class LeaseKeeper {
       const lapsing = held.filter((id) => this.running.get(id)?.hasExited === false);
       if (lapsing.length === 0) this.lastRenewedAt = now.getTime();
       else this.logger.warn(`Leases not renewed: another transaction holds ${lapsing.join(', ')}`);
-      await this.registry.beat(this.workerId, this.running.size, this.clock.now());
+      await this.registry.beat(this.workerId, this.running.size, this.clock.now(), loadavg()[0]!);
       const ours = new Set([...renewed, ...held]);
       for (const id of ids) {
         if (!ours.has(id) && this.running.has(id)) {

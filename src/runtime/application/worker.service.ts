@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
+import { availableParallelism, hostname, loadavg } from 'node:os';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import {
@@ -113,6 +113,8 @@ export class WorkerService implements OnModuleInit, BackgroundService, Wakeable 
       running: 0,
       draining: false,
       launcher: this.runner.launcherKind,
+      loadAverage: loadavg()[0]!,
+      cpus: availableParallelism(),
     });
     this.metrics.launcherInUse(this.runner.launcherKind);
     this.leases.start();

@@ -1,6 +1,6 @@
 /** A column's PostgreSQL type, as an `unnest` batch casts its array parameter. */
 export type ColumnType =
-  'uuid' | 'text' | 'text[]' | 'integer' | 'smallint' | 'bigint' | 'boolean' | 'timestamptz' | 'jsonb';
+  'uuid' | 'text' | 'text[]' | 'integer' | 'smallint' | 'bigint' | 'real' | 'boolean' | 'timestamptz' | 'jsonb';
 
 export interface ColumnSpec {
   type: ColumnType;

@@ -15,12 +15,16 @@ export interface WorkerInfo {
   draining: boolean;
   /** What starts its commands (ORBIT_LAUNCHER, with `auto` resolved). */
   launcher: LauncherKind;
+  /** Its host's load average over the last minute, at the last heartbeat; null from a version that did not say. */
+  loadAverage: number | null;
+  /** The CPUs its process may use (os.availableParallelism()); null from a version that did not say. */
+  cpus: number | null;
 }
 
 /** Which worker processes exist, and when each last said so. */
 export abstract class WorkerRegistry {
   abstract register(worker: WorkerInfo): Promise<void>;
-  abstract beat(id: string, running: number, now: Date): Promise<void>;
+  abstract beat(id: string, running: number, now: Date, loadAverage: number): Promise<void>;
   abstract stopped(id: string, now: Date): Promise<void>;
   /** Sets whether a worker not stopped claims; answers false when there is no such worker. */
   abstract setDraining(id: string, draining: boolean): Promise<boolean>;

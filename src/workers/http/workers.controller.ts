@@ -43,6 +43,15 @@ export class WorkerResponse {
     description: 'What starts its commands: the native launcher built at install, or the Node spawner (ORBIT_LAUNCHER)',
   })
   launcher!: LauncherKind;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 0.42,
+    description: "Its host's load average over the last minute, at its last heartbeat (0 on Windows)",
+  })
+  loadAverage!: number | null;
+  @ApiProperty({ type: Number, nullable: true, example: 2, description: 'The CPUs its process may use' })
+  cpus!: number | null;
 }
 
 class WorkerListResponse {

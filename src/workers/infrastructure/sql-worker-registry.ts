@@ -15,8 +15,13 @@ export class SqlWorkerRegistry extends WorkerRegistry {
     await this.db.rows(INSERT, WORKER_COLUMNS.params(w));
   }
 
-  async beat(id: string, running: number, now: Date): Promise<void> {
-    await this.db.rows(`UPDATE workers SET last_heartbeat_at = $2, running = $3 WHERE id = $1`, [id, now, running]);
+  async beat(id: string, running: number, now: Date, loadAverage: number): Promise<void> {
+    await this.db.rows(`UPDATE workers SET last_heartbeat_at = $2, running = $3, load_average = $4 WHERE id = $1`, [
+      id,
+      now,
+      running,
+      loadAverage,
+    ]);
   }
 
   async stopped(id: string, now: Date): Promise<void> {

@@ -18,4 +18,6 @@ export const WORKER_COLUMNS = new TableColumns<WorkerInfo>('workers', {
   labels: { type: 'jsonb' },
   draining: { type: 'boolean' },
   launcher: { type: 'text' },
+  loadAverage: { type: 'real' },
+  cpus: { type: 'integer' },
 });

@@ -855,6 +855,16 @@ export interface components {
              * @enum {string}
              */
             launcher: "native" | "node";
+            /**
+             * @description Its host's load average over the last minute, at its last heartbeat (0 on Windows)
+             * @example 0.42
+             */
+            loadAverage: number | null;
+            /**
+             * @description The CPUs its process may use
+             * @example 2
+             */
+            cpus: number | null;
         };
         WorkerListResponse: {
             items: components["schemas"]["WorkerResponse"][];

@@ -33,6 +33,7 @@ export function WorkersPage() {
               <th scope="col">Worker</th>
               <th scope="col">State</th>
               <th scope="col">Running</th>
+              <th scope="col">Host load</th>
               <th scope="col">Last heartbeat</th>
               <th scope="col">Started</th>
               <th scope="col">Version</th>
@@ -54,6 +55,9 @@ export function WorkersPage() {
                   {count(worker.running)} of {count(worker.concurrency)}
                 </td>
                 <td>
+                  <HostLoad worker={worker} />
+                </td>
+                <td>
                   <Time iso={worker.lastHeartbeatAt} />
                 </td>
                 <td>
@@ -73,5 +77,15 @@ export function WorkersPage() {
         </table>
       )}
     </>
+  );
+}
+
+/** The host's load over the last minute beside its CPUs: a load above the CPUs means work waits for them. */
+function HostLoad({ worker }: { worker: Worker }) {
+  if (worker.loadAverage === null || worker.cpus === null) return <>—</>;
+  return (
+    <span title="load average over the last minute, at the last heartbeat">
+      {worker.loadAverage.toFixed(2)} on {count(worker.cpus)} {worker.cpus === 1 ? 'CPU' : 'CPUs'}
+    </span>
   );
 }
