@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../../src/postgres/data-source-options.js';
-import { undoFrom } from '../support/migrations.js';
-import { createTestDatabase, insertJob, TestDatabase } from '../support/test-database.js';
+import type { DataSource } from 'typeorm';
+import { closeMigratable, migratableDatabase, undoFrom } from '../support/migrations.js';
+import { insertJob, TestDatabase } from '../support/test-database.js';
 
 const MIGRATION = 'DerivedExecutionEvents1766275200000';
 
@@ -29,14 +28,9 @@ describe('the DerivedExecutionEvents migration', () => {
   let source: DataSource;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    source = new DataSource(dataSourceOptions(db.url, 1));
-    await source.initialize();
+    ({ db, source } = await migratableDatabase());
   });
-  afterAll(async () => {
-    await source?.destroy();
-    await db?.drop();
-  });
+  afterAll(() => closeMigratable(db, source));
 
   const insert = (id: string, jobId: string, retryOf: string | null = null) =>
     db.sql(

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../../src/postgres/data-source-options.js';
-import { undoFrom } from '../support/migrations.js';
-import { createTestDatabase, insertJob, TestDatabase } from '../support/test-database.js';
+import type { DataSource } from 'typeorm';
+import { closeMigratable, migratableDatabase, undoFrom } from '../support/migrations.js';
+import { insertJob, TestDatabase } from '../support/test-database.js';
 
 const MIGRATION = 'ExecutionKeysByTriggers1766404800000';
 const SLOT = new Date('2026-12-01T03:00:00.000Z');
@@ -19,14 +18,9 @@ describe("the executions' keys and references, kept by triggers", () => {
   let jobId: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    source = new DataSource(dataSourceOptions(db.url, 1));
-    await source.initialize();
+    ({ db, source } = await migratableDatabase());
   });
-  afterAll(async () => {
-    await source?.destroy();
-    await db?.drop();
-  });
+  afterAll(() => closeMigratable(db, source));
   beforeEach(async () => {
     jobId = randomUUID();
     await insertJob(db, { id: jobId, name: `keys-${jobId}` });

@@ -1,11 +1,11 @@
 import { DECORATORS } from '@nestjs/swagger';
 import { DataSource, QueryRunner } from 'typeorm';
-import { dataSourceOptions } from '../../src/postgres/data-source-options.js';
 import { Execution } from '../../src/executions/domain/execution.js';
 import { ExecutionResponse } from '../../src/executions/http/dto/execution.response.js';
 import { EXECUTION_COLUMNS } from '../../src/executions/infrastructure/execution.columns.js';
 import { replaceFinalRunsResponseJson, ResponseField } from '../support/execution-response-json.js';
-import { createTestDatabase, TestDatabase } from '../support/test-database.js';
+import { closeMigratable, migratableDatabase } from '../support/migrations.js';
+import { TestDatabase } from '../support/test-database.js';
 
 const T0 = new Date('2026-11-30T10:00:00.000Z');
 
@@ -66,15 +66,9 @@ describe("an execution's API fields", () => {
   let source: DataSource;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    source = new DataSource(dataSourceOptions(db.url, 1));
-    await source.initialize();
+    ({ db, source } = await migratableDatabase());
   });
-
-  afterAll(async () => {
-    await source?.destroy();
-    await db?.drop();
-  });
+  afterAll(() => closeMigratable(db, source));
 
   it('are the same in ExecutionResponse, its Swagger schema and the executions registry', () => {
     const documented = (
