@@ -300,12 +300,9 @@ export interface SeedRange {
 /** What a worker leaves behind: QUEUED → RUNNING → SUCCEEDED (version 3), exit code 0, no output; in chunks. */
 export async function insertExecutions(bench: Bench, range: SeedRange): Promise<void> {
   const began = Date.now();
-  // oldest first, with ids made as Orbit makes them (UUIDv7 of the creation instant), so that the history's
-  // indexes are laid out as the years of runs before them would have left them
-  const rows = `SELECT uuidv7(s.slot + interval '2 ms' - clock_timestamp()) AS id,
-              ($1::uuid[])[1 + g % cardinality($1::uuid[])] AS job_id, s.slot,
+  const rows = `SELECT gen_random_uuid() AS id, ($1::uuid[])[1 + g % cardinality($1::uuid[])] AS job_id, s.slot,
               s.slot + interval '15 ms' + (g % 50) * interval '1 ms' AS finished_at
-         FROM generate_series($3::int, $2::int, -1) AS g,
+         FROM generate_series($2::int, $3::int) AS g,
               LATERAL (SELECT $4::timestamptz - g * $5::float8 * interval '1 ms' AS slot) AS s`;
   const insert = (seqs: string) => `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status,
          attempt, trigger, scheduled_for, due_at, created_at, started_at, finished_at, exit_code, worker_id, version${seqs})`;
@@ -320,8 +317,8 @@ export async function insertExecutions(bench: Bench, range: SeedRange): Promise<
        e AS (${insert(', started_seq, finished_seq')} SELECT ${values}, started, finished FROM r)
      INSERT INTO event_log (seq, type, at, job_id, execution_id, to_status, attempt, trigger) OVERRIDING SYSTEM VALUE
      SELECT queued, 'execution.queued', slot + interval '2 ms', job_id, id, 'QUEUED', 1, 'SCHEDULE' FROM r`;
-  for (let to = range.to; to >= range.from; to -= SEED_CHUNK) {
-    const from = Math.max(range.from, to - SEED_CHUNK + 1);
+  for (let from = range.from; from <= range.to; from += SEED_CHUNK) {
+    const to = Math.min(range.to, from + SEED_CHUNK - 1);
     await bench.db.query(range.events ? withEvents : executions, [
       range.jobIds,
       from,

@@ -1,4 +1,4 @@
-import { v7 as timeOrderedUuid } from 'uuid';
+import { randomUUID } from 'node:crypto';
 import { ConflictError, IllegalTransitionError, InvalidArgumentError } from '../../shared/domain/domain-errors.js';
 import { INT32 } from '../../shared/domain/int32.js';
 import type { Labels } from '../../shared/domain/labels.js';
@@ -108,9 +108,7 @@ export class Execution {
 
   static create(job: SnapshotInput, now: Date, options: NewExecution = {}): Execution {
     return new Execution({
-      // time-ordered (UUIDv7, from the creation instant): new runs' index entries land together at
-      // the right edge of each index on the id, instead of on random pages of the whole history
-      id: timeOrderedUuid({ msecs: now.getTime() }),
+      id: randomUUID(),
       jobId: job.jobId,
       command: job.command,
       maxRetries: job.maxRetries,
