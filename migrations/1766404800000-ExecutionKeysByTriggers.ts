@@ -1,32 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * What held runs unique or tied rows to a run through an index or a foreign key of `executions`
- * moves to triggers and two small ledgers, so that nothing needs a unique key on the whole table
- * (a table whose history is split into partitions cannot have one), and a run's versions stop
- * entering two partial unique indexes.
- *
- * Run keys. A slot fires once and an upstream run starts a chained job once: two partial unique
- * indexes said so, and each run of a slot or a chain entered them at every version (queued,
- * started, finished). The keys move to two ledgers, one row per such run, written once with it:
- * - `execution_slots (job_id, slot, pinned)`: a SCHEDULE or BACKFILL run of a job's slot (per
- *   pinned worker, '' for none). Its primary key keeps the old index's name.
- * - `execution_chains (job_id, triggered_by)`: a CHAIN run of a job for an upstream run.
- * A BEFORE INSERT trigger takes the run's key; a key another run holds skips the row (the insert
- * stores nothing and returns nothing for it, which is what the scheduler, backfill and the chain
- * consumer asked of ON CONFLICT DO NOTHING): the database itself never holds a second run of a
- * key. A concurrent insert of the same key waits for the first to commit or roll back, as the
- * unique index made it.
- *
- * References. `retry_of` (a retry's failed run) and `execution_outputs.execution_id` were
- * foreign keys; triggers now do what they did, under the same names and error code: an insert
- * naming a run that does not exist is refused (23503), and holds the run against deletion until
- * it commits (FOR KEY SHARE); deleting a run deletes its output and clears `retry_of` of its
- * retries.
- *
- * Deleting runs (retention, a job's deletion) releases their keys, and emptying executions
- * (TRUNCATE) empties the ledgers and the outputs.
- */
 /** What a foreign key checked: the run the new row names exists, and stays until this commits. */
 function referenceCheck(name: string, column: string, constraint: string): string {
   return `
@@ -151,6 +124,33 @@ const DOWN = [
    WHERE trigger IN ('SCHEDULE', 'BACKFILL')`,
 ];
 
+/**
+ * What held runs unique or tied rows to a run through an index or a foreign key of `executions`
+ * moves to triggers and two small ledgers, so that nothing needs a unique key on the whole table
+ * (a table whose history is split into partitions cannot have one), and a run's versions stop
+ * entering two partial unique indexes.
+ *
+ * Run keys. A slot fires once and an upstream run starts a chained job once: two partial unique
+ * indexes said so, and each run of a slot or a chain entered them at every version (queued,
+ * started, finished). The keys move to two ledgers, one row per such run, written once with it:
+ * - `execution_slots (job_id, slot, pinned)`: a SCHEDULE or BACKFILL run of a job's slot (per
+ *   pinned worker, '' for none). Its primary key keeps the old index's name.
+ * - `execution_chains (job_id, triggered_by)`: a CHAIN run of a job for an upstream run.
+ * A BEFORE INSERT trigger takes the run's key; a key another run holds skips the row (the insert
+ * stores nothing and returns nothing for it, which is what the scheduler, backfill and the chain
+ * consumer asked of ON CONFLICT DO NOTHING): the database itself never holds a second run of a
+ * key. A concurrent insert of the same key waits for the first to commit or roll back, as the
+ * unique index made it.
+ *
+ * References. `retry_of` (a retry's failed run) and `execution_outputs.execution_id` were
+ * foreign keys; triggers now do what they did, under the same names and error code: an insert
+ * naming a run that does not exist is refused (23503), and holds the run against deletion until
+ * it commits (FOR KEY SHARE); deleting a run deletes its output and clears `retry_of` of its
+ * retries.
+ *
+ * Deleting runs (retention, a job's deletion) releases their keys, and emptying executions
+ * (TRUNCATE) empties the ledgers and the outputs.
+ */
 export class ExecutionKeysByTriggers1766404800000 implements MigrationInterface {
   name = 'ExecutionKeysByTriggers1766404800000';
 

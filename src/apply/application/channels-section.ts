@@ -3,7 +3,8 @@ import { ChannelsService } from '../../alerts/application/channels.service.js';
 import { Channel, ChannelInput } from '../../alerts/domain/channel.js';
 import { maskedUrl } from '../../alerts/domain/masked-url.js';
 import { Clock } from '../../shared/domain/clock.js';
-import { ApplySection, changedFields, FieldChange, forEachEntry, PlanItem, uniqueNames } from './plan.js';
+import { changedFields, FieldChange } from '../../shared/application/field-changes.js';
+import { ApplySection, forEachEntry, PlanItem, uniqueNames } from './plan.js';
 
 /** A channel of the file: every field of POST /channels but the name, which is its key. */
 type ChannelEntry = Omit<ChannelInput, 'name'>;

@@ -4,7 +4,8 @@ import { Clock } from '../../shared/domain/clock.js';
 import { JobsService } from '../../jobs/application/jobs.service.js';
 import { Job, JobSettings, NewJob } from '../../jobs/domain/job.js';
 import { AppliedJobs } from './applied-jobs.js';
-import { ApplySection, changedFields, forEachEntry, forEntry, PlanItem, uniqueNames } from './plan.js';
+import { changedFields } from '../../shared/application/field-changes.js';
+import { ApplySection, forEachEntry, forEntry, PlanItem, uniqueNames } from './plan.js';
 
 const PAGE = 500;
 

@@ -1,4 +1,4 @@
-import { isDeepStrictEqual } from 'node:util';
+import type { FieldChange } from '../../shared/application/field-changes.js';
 import { ConflictError, InvalidArgumentError } from '../../shared/domain/domain-errors.js';
 
 /**
@@ -7,12 +7,6 @@ import { ConflictError, InvalidArgumentError } from '../../shared/domain/domain-
  */
 export const PLAN_ACTIONS = ['create', 'update', 'adopt', 'unchanged', 'delete'] as const;
 export type PlanAction = (typeof PLAN_ACTIONS)[number];
-
-export interface FieldChange {
-  field: string;
-  from: unknown;
-  to: unknown;
-}
 
 export interface PlanItem {
   /** The section of the file: `channels`, `jobs`. */
@@ -31,14 +25,6 @@ export abstract class ApplySection {
   abstract apply(entries: Readonly<Record<string, object>>, prune: boolean): Promise<PlanItem[]>;
   /** The stored resources as entries of the file, by name: what applies back unchanged. */
   abstract current(): Promise<Record<string, object>>;
-}
-
-/** The fields whose values differ between two settings (stored JSON keeps no key order), in the order of `to`'s keys. */
-export function changedFields(from: object, to: object): FieldChange[] {
-  const before = from as Record<string, unknown>;
-  return Object.entries(to as Record<string, unknown>)
-    .filter(([field, value]) => !isDeepStrictEqual(before[field] ?? null, value ?? null))
-    .map(([field, value]) => ({ field, from: before[field] ?? null, to: value }));
 }
 
 /** Runs the work of one entry; a refusal names the entry: `jobs.nightly: cronExpression …`. */

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { isDeepStrictEqual } from 'node:util';
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import type { AuthenticatedRequest } from '../../shared/http/access.decorators.js';
 import type { AuditedAction } from '../../shared/application/audited-actions.js';
+import { changedFields } from '../../shared/application/field-changes.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { AuditRecorder } from '../../shared/http/audited.interceptor.js';
 import { AuditLog } from '../application/audit-log.js';
@@ -13,16 +13,13 @@ import { AuditLog } from '../application/audit-log.js';
  */
 const NOT_CHANGES = new Set(['id', 'createdAt', 'updatedAt', 'version', 'nextRunAt', 'lastExecution']);
 
-type Fields = Record<string, unknown>;
-
-/** The fields whose value differs between the target before and after the change, each with both values. */
-export function changedFields(before: Fields, after: Fields): Record<string, { before: unknown; after: unknown }> {
-  const changes: Record<string, { before: unknown; after: unknown }> = {};
-  for (const field of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    if (NOT_CHANGES.has(field) || isDeepStrictEqual(before[field], after[field])) continue;
-    changes[field] = { before: before[field] ?? null, after: after[field] ?? null };
-  }
-  return changes;
+/** What a change changed, field by field, before and after (the trail's `details.changes`). */
+function changesBetween(before: object, after: object): Record<string, { before: unknown; after: unknown }> {
+  return Object.fromEntries(
+    changedFields(before, after)
+      .filter(({ field }) => !NOT_CHANGES.has(field))
+      .map(({ field, from, to }) => [field, { before: from, after: to ?? null }]),
+  );
 }
 
 const nameOf = (target: unknown): string | undefined => {
@@ -53,8 +50,7 @@ export class RequestAuditRecorder extends AuditRecorder {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const resultId = (result as { id?: unknown } | undefined)?.id;
     const name = nameOf(result) ?? nameOf(before);
-    const after = result !== null && typeof result === 'object' ? (result as Fields) : null;
-    const changes = before && after ? changedFields(before as Fields, after) : {};
+    const changes = before && result !== null && typeof result === 'object' ? changesBetween(before, result) : {};
     const targetId = typeof resultId === 'string' ? resultId : (request.params.id ?? null);
     await this.audit.record({
       id: randomUUID(),
