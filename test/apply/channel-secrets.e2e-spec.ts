@@ -44,12 +44,12 @@ describe("channels' URLs in answers, plans, exports and the audit trail", () => 
   });
   afterAll(() => t.close());
 
-  it('channels answer a URL as its scheme, host and port', async () => {
+  it('channels answer a URL as its scheme, host, port and the words of its path', async () => {
     expect((await apply(FILE)).items.map((item) => item.action)).toEqual(['create', 'create']);
     const { items } = remember(await http().get('/channels').expect(200)).body as { items: Body[] };
     expect(Object.fromEntries(items.map((channel) => [channel.name, channel.settings]))).toEqual({
-      ops: { url: 'http://127.0.0.1:9/…', hasSecret: true },
-      team: { url: 'http://127.0.0.1:9/…' },
+      ops: { url: 'http://127.0.0.1:9/hooks/…?token=…', hasSecret: true },
+      team: { url: 'http://127.0.0.1:9/services/…/…/…' },
     });
   });
 
@@ -61,17 +61,17 @@ describe("channels' URLs in answers, plans, exports and the audit trail", () => 
       name: 'ops',
       action: 'update',
       changes: [
-        { field: 'url', from: 'http://127.0.0.1:9/…', to: 'https://8.8.8.8/…' },
+        { field: 'url', from: 'http://127.0.0.1:9/hooks/…?token=…', to: 'https://8.8.8.8/…' },
         { field: 'secret', from: '(secret)', to: '(secret)' },
       ],
     });
     const back = await apply({ channels: { ...FILE.channels, team: { type: 'slack', url: `${SLACK}-new` } } });
     expect(back.items.map((item) => item.changes)).toEqual([
       [
-        { field: 'url', from: 'https://8.8.8.8/…', to: 'http://127.0.0.1:9/…' },
+        { field: 'url', from: 'https://8.8.8.8/…', to: 'http://127.0.0.1:9/hooks/…?token=…' },
         { field: 'secret', from: '(secret)', to: '(secret)' },
       ],
-      [{ field: 'url', from: 'http://127.0.0.1:9/…', to: 'http://127.0.0.1:9/…' }],
+      [{ field: 'url', from: 'http://127.0.0.1:9/services/…/…/…', to: 'http://127.0.0.1:9/services/…/…/…' }],
     ]);
     await apply(FILE);
   });

@@ -113,6 +113,7 @@ describe('the dashboard in a real browser', () => {
       'Tokens',
       'Audit',
       'Channels',
+      'Concurrency groups',
     ]);
     expect(page.url()).not.toContain(TEST_ADMIN_TOKEN);
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();

@@ -3,6 +3,7 @@ import { Link, useLocation, type Location } from './shared/router';
 import { SessionGate, useSession } from './auth/session';
 import { AuditPage } from './audit/audit';
 import { ChannelsPage } from './channels/channels';
+import { ConcurrencyGroupsPage } from './concurrency-groups/concurrency-groups';
 import { ExecutionPage } from './executions/execution';
 import { JobForm } from './jobs/form/job-form';
 import { JobPage } from './jobs/job';
@@ -27,6 +28,7 @@ const ROUTES: Array<[RegExp, (match: string[], location: Location) => ComponentC
   [/^\/tokens$/, (_, location) => <TokensPage query={location.query} />],
   [/^\/audit$/, (_, location) => <AuditPage query={location.query} />],
   [/^\/channels$/, (_, location) => <ChannelsPage query={location.query} />],
+  [/^\/concurrency-groups$/, () => <ConcurrencyGroupsPage />],
 ];
 
 function section(path: string): string {
@@ -45,6 +47,7 @@ function Layout({ children }: { children: ComponentChildren }) {
           ['/tokens', 'Tokens'],
           ['/audit', 'Audit'],
           ['/channels', 'Channels'],
+          ['/concurrency-groups', 'Concurrency groups'],
         ] as Array<[string, string]>)
       : []),
   ];

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import { AlertChannelDirectory } from '../../jobs/application/job-alert-channels.js';
+import type { ChannelUsers } from '../../jobs/application/job.repository.js';
 import { JobsService } from '../../jobs/application/jobs.service.js';
 import { Page, PageRequest } from '../../shared/application/page.js';
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
@@ -16,6 +17,8 @@ import { DeliveryRepository, DeliveryView, NewDelivery } from './delivery.reposi
 
 /** How many of the jobs that name a channel a refusal lists. */
 const NAMED_JOBS = 5;
+/** How many of the jobs that name a channel its answers list. */
+export const LISTED_JOBS = 20;
 
 @Injectable()
 export class ChannelsService extends AlertChannelDirectory {
@@ -48,6 +51,14 @@ export class ChannelsService extends AlertChannelDirectory {
 
   list(page: PageRequest): Promise<Page<Channel>> {
     return this.channels.list(page);
+  }
+
+  /** The jobs whose rules name each of `channels`, by channel name; a channel that none names is absent. */
+  usersOf(channels: readonly Channel[]): Promise<Map<string, ChannelUsers>> {
+    return this.jobs.alertingTo(
+      channels.map((channel) => channel.name),
+      LISTED_JOBS,
+    );
   }
 
   /** Every channel (a short list). */

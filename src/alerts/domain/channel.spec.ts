@@ -4,18 +4,23 @@ const NOW = new Date('2026-12-01T10:00:00Z');
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
 describe('Channel', () => {
-  it('shows no secret: a webhook says whether it has one, a URL only its origin', () => {
+  it('shows no secret: a webhook says whether it has one, a URL its origin and the words of its path', () => {
     const url = 'https://a.example.com/x/s3cret?token=s3cret';
     const hook = Channel.create({ name: 'h', type: 'webhook', url, secret: SECRET }, NOW);
-    expect(hook.publicSettings()).toEqual({ url: 'https://a.example.com/…', hasSecret: true });
-    const slack = Channel.create({ name: 's', type: 'slack', url: 'https://hooks.slack.com/services/T/B/secret' }, NOW);
-    expect(slack.publicSettings()).toEqual({ url: 'https://hooks.slack.com/…' });
+    expect(hook.publicSettings()).toEqual({ url: 'https://a.example.com/x/…?token=…', hasSecret: true });
+    const slack = Channel.create(
+      { name: 's', type: 'slack', url: 'https://hooks.slack.com/services/T01/B02/secret' },
+      NOW,
+    );
+    expect(slack.publicSettings()).toEqual({ url: 'https://hooks.slack.com/services/…/…/…' });
   });
 
   it('a masked URL written back is refused, so that it never replaces the stored one', () => {
     const hook = Channel.create({ name: 'h', type: 'webhook', url: 'https://a.example.com/x/s3cret' }, NOW);
     const shown = hook.publicSettings().url as string;
-    expect(() => hook.update({ url: shown }, NOW)).toThrow('url is masked as Orbit shows it (https://a.example.com/…)');
+    expect(() => hook.update({ url: shown }, NOW)).toThrow(
+      'url is masked as Orbit shows it (https://a.example.com/x/…)',
+    );
     expect(hook.url).toBe('https://a.example.com/x/s3cret');
   });
 

@@ -12,6 +12,7 @@ import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { Audited } from '../../shared/http/audited.decorator.js';
 import { ListQueryDto } from '../../shared/http/list-query.dto.js';
 import { ChannelsService } from '../application/channels.service.js';
+import type { Channel } from '../domain/channel.js';
 import { ChannelPageResponse, ChannelResponse, CreateChannelDto, UpdateChannelDto } from './dto/channel.dto.js';
 import { DeliveryResponse } from './dto/delivery.dto.js';
 
@@ -29,7 +30,7 @@ export class ChannelsController {
   @ApiCreatedResponse({ type: ChannelResponse })
   @ApiErrors(400, 409)
   async create(@Body() body: CreateChannelDto): Promise<ChannelResponse> {
-    return ChannelResponse.from(await this.channels.create(body));
+    return this.answer(await this.channels.create(body));
   }
 
   @Get()
@@ -38,7 +39,11 @@ export class ChannelsController {
   @ApiErrors(400)
   async list(@Query() query: ListQueryDto): Promise<ChannelPageResponse> {
     const page = await this.channels.list(query.toPageRequest());
-    return { items: page.items.map(ChannelResponse.from), nextCursor: page.nextCursor };
+    const users = await this.channels.usersOf(page.items);
+    return {
+      items: page.items.map((channel) => ChannelResponse.from(channel, users.get(channel.name))),
+      nextCursor: page.nextCursor,
+    };
   }
 
   @Get(':id')
@@ -46,7 +51,7 @@ export class ChannelsController {
   @ApiOkResponse({ type: ChannelResponse })
   @ApiErrors(400, 404)
   async get(@Param('id', ParseUUIDPipe) id: string): Promise<ChannelResponse> {
-    return ChannelResponse.from(await this.channels.get(id));
+    return this.answer(await this.channels.get(id));
   }
 
   @Patch(':id')
@@ -59,7 +64,7 @@ export class ChannelsController {
   @ApiOkResponse({ type: ChannelResponse })
   @ApiErrors(400, 404, 409)
   async update(@Param('id', ParseUUIDPipe) id: string, @Body() body: UpdateChannelDto): Promise<ChannelResponse> {
-    return ChannelResponse.from(await this.channels.update(id, body));
+    return this.answer(await this.channels.update(id, body));
   }
 
   @Delete(':id')
@@ -86,5 +91,9 @@ export class ChannelsController {
   @ApiErrors(400, 404)
   async test(@Param('id', ParseUUIDPipe) id: string): Promise<DeliveryResponse> {
     return DeliveryResponse.from(await this.channels.test(id), true);
+  }
+
+  private async answer(channel: Channel): Promise<ChannelResponse> {
+    return ChannelResponse.from(channel, (await this.channels.usersOf([channel])).get(channel.name));
   }
 }

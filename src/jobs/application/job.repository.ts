@@ -1,6 +1,6 @@
 import { Page, PageRequest } from '../../shared/application/page.js';
 import { Job } from '../domain/job.js';
-import type { JobAlert } from '../domain/job-alerts.js';
+import type { AlertEvent, JobAlert } from '../domain/job-alerts.js';
 import type { LateWatch } from '../domain/late-watch.js';
 
 export interface JobFilter {
@@ -11,6 +11,19 @@ export interface JobFilter {
   ids?: readonly string[];
   /** None of these jobs. */
   exceptIds?: readonly string[];
+}
+
+/** A live job whose alert rules name a channel, with the events they alert on there. */
+export interface AlertingJob {
+  id: string;
+  name: string;
+  on: AlertEvent[];
+}
+
+/** The jobs whose rules name one channel: the first by name, and how many in all. */
+export interface ChannelUsers {
+  jobs: AlertingJob[];
+  total: number;
 }
 
 /** The enabled jobs whose next slot comes before an instant: how many (up to a bound), and the first. */
@@ -54,6 +67,8 @@ export abstract class JobRepository {
   abstract dueBefore(until: Date, limit: number, countLimit: number): Promise<DueJobs>;
   /** The names of the live jobs whose alert rules name `channel`. */
   abstract namesAlertingTo(channel: string): Promise<string[]>;
+  /** For each of `channels` that a live job's rules name: the first `limit` of those jobs by name, and their number. */
+  abstract alertingTo(channels: readonly string[], limit: number): Promise<Map<string, ChannelUsers>>;
   /** Name and alert rules of each live job among `ids`. */
   abstract alertsOf(ids: readonly string[]): Promise<Map<string, { name: string; alerts: JobAlert[] }>>;
   /**

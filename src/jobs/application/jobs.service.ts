@@ -7,7 +7,7 @@ import { canonicalTimezone, CronSchedule } from '../domain/cron-schedule.js';
 import { Job, JobInput, NewJob } from '../domain/job.js';
 import type { JobAlert } from '../domain/job-alerts.js';
 import { cycleThrough } from '../domain/job-triggers.js';
-import { DueJobs, JobFilter, JobRepository } from './job.repository.js';
+import { ChannelUsers, DueJobs, JobFilter, JobRepository } from './job.repository.js';
 import { JobAlertChannels } from './job-alert-channels.js';
 import { JobRemovalGuards } from './job-removal-guard.js';
 import { ConcurrencyGroupsService } from './concurrency-groups.service.js';
@@ -93,14 +93,19 @@ export class JobsService {
     });
   }
 
-  /** The names of the live jobs whose alert rules name `channel`. */
   /** The enabled jobs whose next slot comes within `withinMs` from now: counted up to `countLimit`, the first `limit`. */
   dueWithin(withinMs: number, limit: number, countLimit: number): Promise<DueJobs> {
     return this.jobs.dueBefore(new Date(this.clock.now().getTime() + withinMs), limit, countLimit);
   }
 
+  /** The names of the live jobs whose alert rules name `channel`. */
   namesAlertingTo(channel: string): Promise<string[]> {
     return this.jobs.namesAlertingTo(channel);
+  }
+
+  /** For each of `channels` that jobs alert to: the first `limit` of them by name, with their events there, and how many. */
+  alertingTo(channels: readonly string[], limit: number): Promise<Map<string, ChannelUsers>> {
+    return this.jobs.alertingTo(channels, limit);
   }
 
   /** Name and alert rules of each live job among `ids`. */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Page, PageRequest, toPage } from '../../shared/application/page.js';
 import { ConflictError, StaleWriteError } from '../../shared/domain/domain-errors.js';
 import { Database, uniqueViolation } from '../../shared/infrastructure/database.js';
-import { DueJobs, JobFilter, JobRepository } from '../application/job.repository.js';
+import { AlertingJob, ChannelUsers, DueJobs, JobFilter, JobRepository } from '../application/job.repository.js';
 import { Job, JobProps } from '../domain/job.js';
 import type { JobAlert } from '../domain/job-alerts.js';
 import type { LateWatch } from '../domain/late-watch.js';
@@ -42,6 +42,17 @@ export const TRIGGERED_AFTER = `SELECT ${SELECTED} FROM jobs
     ORDER BY name`;
 
 const restore = (row: JobProps) => Job.restore(row);
+
+/** Each channel of $1 with the live jobs whose rules name it (a job names a channel once), the first $2 by name, and how many. */
+const ALERTING_TO = `
+  SELECT channel, id, name, "on", total::int AS total FROM (
+    SELECT rule ->> 'channel' AS channel, j.id, j.name, rule -> 'on' AS "on",
+           count(*) OVER (PARTITION BY rule ->> 'channel') AS total,
+           row_number() OVER (PARTITION BY rule ->> 'channel' ORDER BY j.name) AS n
+      FROM jobs j CROSS JOIN LATERAL jsonb_array_elements(j.alerts) AS rule
+     WHERE j.deleted_at IS NULL AND rule ->> 'channel' = ANY ($1::text[])
+  ) AS naming
+  WHERE n <= $2 ORDER BY channel, name`;
 
 const INSERT = JOB_COLUMNS.insert();
 const BY_ID = `SELECT ${SELECTED} FROM jobs WHERE id = $1 AND deleted_at IS NULL`;
@@ -171,6 +182,17 @@ export class SqlJobRepository extends JobRepository {
       [channel],
     );
     return rows.map((row) => row.name);
+  }
+
+  async alertingTo(channels: readonly string[], limit: number): Promise<Map<string, ChannelUsers>> {
+    const rows = await this.db.rows<AlertingJob & { channel: string; total: number }>(ALERTING_TO, [channels, limit]);
+    const users = new Map<string, ChannelUsers>();
+    for (const { channel, total, ...job } of rows) {
+      let ofChannel = users.get(channel);
+      if (!ofChannel) users.set(channel, (ofChannel = { jobs: [], total }));
+      ofChannel.jobs.push(job);
+    }
+    return users;
   }
 
   async alertsOf(ids: readonly string[]): Promise<Map<string, { name: string; alerts: JobAlert[] }>> {

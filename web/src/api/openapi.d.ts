@@ -1996,7 +1996,7 @@ export interface components {
              */
             type: "webhook" | "slack" | "email";
             /**
-             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed); write-only: answers show only its scheme, host and port (https://ops.example.com/…)
+             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed); write-only: answers show its scheme, host, port and the words of its path, … for the rest (https://ops.example.com/hooks/…?token=…)
              * @example https://ops.example.com/orbit-alerts
              */
             url?: string;
@@ -2015,6 +2015,20 @@ export interface components {
             /** @description Set: the channel applies to every job on these events; null: only to the jobs that name it */
             allJobs?: components["schemas"]["AllJobsDto"] | null;
         };
+        ChannelJobDto: {
+            /** Format: uuid */
+            id: string;
+            /** @example nightly-backup */
+            name: string;
+            /**
+             * @description What it alerts on here
+             * @example [
+             *       "failed",
+             *       "late"
+             *     ]
+             */
+            on: ("failed" | "attempt_failed" | "recovered" | "succeeded" | "worker_lost" | "late" | "long_running" | "missed")[];
+        };
         ChannelResponse: {
             /** Format: uuid */
             id: string;
@@ -2023,14 +2037,21 @@ export interface components {
             /** @enum {string} */
             type: "webhook" | "slack" | "email";
             /**
-             * @description webhook: url and hasSecret; slack: url; email: to. A URL shows its scheme, host and port, and … for its path and query (where providers put their secret). Secrets are never answered
+             * @description webhook: url and hasSecret; slack: url; email: to. A URL shows its scheme, host, port and the words of its path, and … for what may hold a secret: the last segment of the path and any that is not a word, each value of the query, credentials, the fragment (https://ops.example.com/hooks/…?token=…). Secrets are never answered
              * @example {
-             *       "url": "https://ops.example.com/…",
+             *       "url": "https://hooks.slack.com/services/…/…/…",
              *       "hasSecret": true
              *     }
              */
             settings: Record<string, never>;
             allJobs: components["schemas"]["AllJobsDto"] | null;
+            /** @description The jobs whose alert rules name the channel, the first 20 by name */
+            jobs: components["schemas"]["ChannelJobDto"][];
+            /**
+             * @description How many jobs the alert rules of which name the channel
+             * @example 2
+             */
+            jobCount: number;
             /** @example 2026-12-01T10:00:00.000Z */
             createdAt: string;
             /** @example 2026-12-01T10:00:00.000Z */
@@ -2053,7 +2074,7 @@ export interface components {
              */
             type?: "webhook" | "slack" | "email";
             /**
-             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed); write-only: answers show only its scheme, host and port (https://ops.example.com/…)
+             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed); write-only: answers show its scheme, host, port and the words of its path, … for the rest (https://ops.example.com/hooks/…?token=…)
              * @example https://ops.example.com/orbit-alerts
              */
             url?: string;
@@ -2264,7 +2285,7 @@ export interface components {
              */
             type: "webhook" | "slack" | "email";
             /**
-             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed); write-only: answers show only its scheme, host and port (https://ops.example.com/…)
+             * @description webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed); write-only: answers show its scheme, host, port and the words of its path, … for the rest (https://ops.example.com/hooks/…?token=…)
              * @example https://ops.example.com/orbit-alerts
              */
             url?: string;

@@ -6,6 +6,7 @@ import { Deliveries } from './deliveries';
 import { Loading, PageTitle, Problem } from '../shared/ui';
 import { useLive } from '../live/use-live';
 import { Link, navigate, withQuery } from '../shared/router';
+import { count } from '../shared/format';
 
 type Channel = components['schemas']['ChannelResponse'];
 type ChannelType = Channel['type'];
@@ -38,6 +39,28 @@ function bodyOf(draft: Draft, editing: boolean): ChannelBody {
   if (draft.type === 'email') body.to = list(draft.to);
   body.allJobs = draft.allJobsOn.trim() === '' ? null : { on: list(draft.allJobsOn) as never };
   return body;
+}
+
+/** Where a channel sends: its URL as the API masks it, or its recipients. */
+function sendsTo(channel: Channel): string {
+  const settings = channel.settings as { url?: string; to?: string[] };
+  return settings.url ?? settings.to?.join(', ') ?? '';
+}
+
+/** The jobs whose alert rules name the channel, each linked, with what it alerts on. */
+function ChannelJobs({ channel }: { channel: Channel }) {
+  if (channel.jobCount === 0) return <span class="hint">none</span>;
+  const more = channel.jobCount - channel.jobs.length;
+  return (
+    <ul class="plain">
+      {channel.jobs.map((job) => (
+        <li key={job.id}>
+          <Link href={`/jobs/${job.id}`}>{job.name}</Link>: {job.on.join(', ')}
+        </li>
+      ))}
+      {more > 0 && <li>and {count(more)} more</li>}
+    </ul>
+  );
 }
 
 /** Channels (admin): where alerts go, with Send test, and the deliveries of the one chosen. */
@@ -172,12 +195,21 @@ export function ChannelsPage({ query }: { query: URLSearchParams }) {
       )}
       <Problem error={channels.error} />
       {!channels.data && !channels.error && <Loading />}
-      {channels.data && (
+      {channels.data?.items.length === 0 && (
+        <p class="empty">
+          No channel yet: a channel is where alerts go, a webhook, a Slack incoming webhook or e-mail. Add one above
+          with <strong>Add channel</strong>, then name it in the Alerts of a job, or fill <strong>Every job, on</strong>{' '}
+          for it to take the events of every job.
+        </p>
+      )}
+      {channels.data && channels.data.items.length > 0 && (
         <table>
           <thead>
             <tr>
               <th scope="col">Name</th>
               <th scope="col">Type</th>
+              <th scope="col">Sends to</th>
+              <th scope="col">Jobs</th>
               <th scope="col">Every job</th>
               <th scope="col">
                 <span class="visually-hidden">Actions</span>
@@ -191,6 +223,10 @@ export function ChannelsPage({ query }: { query: URLSearchParams }) {
                   <Link href={withQuery('/channels', { channel: channel.id })}>{channel.name}</Link>
                 </td>
                 <td>{channel.type}</td>
+                <td class="sends-to">{sendsTo(channel)}</td>
+                <td>
+                  <ChannelJobs channel={channel} />
+                </td>
                 <td>{channel.allJobs?.on?.join(', ') ?? ''}</td>
                 <td>
                   <button type="button" aria-label={`Send test to ${channel.name}`} onClick={() => void test(channel)}>

@@ -16,6 +16,7 @@ import { Schedule } from './jobs';
 import { JobChain } from './job-chain';
 import { settingsBesides, type FieldName } from './form/job-fields';
 import { RunWithParameters } from './run-with-parameters';
+import { JobAlertRules } from './job-alert-rules';
 
 const STATUSES: ExecutionStatus[] = ['QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
 
@@ -30,6 +31,7 @@ const DRAWN: ReadonlySet<FieldName> = new Set([
   'timeoutSeconds',
   'misfirePolicy',
   'concurrencyPolicy',
+  'alerts',
 ]);
 
 export function JobPage({ id, query }: { id: string; query: URLSearchParams }) {
@@ -224,6 +226,7 @@ export function JobPage({ id, query }: { id: string; query: URLSearchParams }) {
           )}
         </nav>
       </section>
+      <JobAlertRules job={j} />
       <Deliveries jobId={id} />
     </>
   );

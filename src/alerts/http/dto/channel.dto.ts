@@ -1,10 +1,12 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsIn, IsObject, IsOptional, IsString, ValidateIf, ValidateNested } from 'class-validator';
-import { CHANNEL_ALERT_EVENTS, DEFAULT_ALERT_ON } from '../../../jobs/domain/job-alerts.js';
-import type { ChannelAlertEvent } from '../../../jobs/domain/job-alerts.js';
+import type { ChannelUsers } from '../../../jobs/application/job.repository.js';
+import { ALERT_EVENTS, CHANNEL_ALERT_EVENTS, DEFAULT_ALERT_ON } from '../../../jobs/domain/job-alerts.js';
+import type { AlertEvent, ChannelAlertEvent } from '../../../jobs/domain/job-alerts.js';
 import { CHANNEL_TYPES } from '../../domain/channel.js';
 import type { Channel, ChannelType } from '../../domain/channel.js';
+import { LISTED_JOBS } from '../../application/channels.service.js';
 
 export class AllJobsDto {
   @ApiPropertyOptional({
@@ -33,7 +35,8 @@ export class CreateChannelDto {
     example: 'https://ops.example.com/orbit-alerts',
     description:
       'webhook and slack: where to POST (http/https; its host must not be link-local, nor private unless allowed); ' +
-      'write-only: answers show only its scheme, host and port (https://ops.example.com/…)',
+      'write-only: answers show its scheme, host, port and the words of its path, … for the rest ' +
+      '(https://ops.example.com/hooks/…?token=…)',
   })
   @IsOptional()
   @IsString()
@@ -69,6 +72,20 @@ export class CreateChannelDto {
 
 export class UpdateChannelDto extends PartialType(CreateChannelDto) {}
 
+export class ChannelJobDto {
+  @ApiProperty({ format: 'uuid' })
+  id!: string;
+  @ApiProperty({ example: 'nightly-backup' })
+  name!: string;
+  @ApiProperty({
+    enum: ALERT_EVENTS,
+    isArray: true,
+    example: ['failed', 'late'],
+    description: 'What it alerts on here',
+  })
+  on!: AlertEvent[];
+}
+
 export class ChannelResponse {
   @ApiProperty({ format: 'uuid' })
   id!: string;
@@ -77,26 +94,38 @@ export class ChannelResponse {
   @ApiProperty({ enum: CHANNEL_TYPES })
   type!: string;
   @ApiProperty({
-    example: { url: 'https://ops.example.com/…', hasSecret: true },
+    example: { url: 'https://hooks.slack.com/services/…/…/…', hasSecret: true },
     description:
-      'webhook: url and hasSecret; slack: url; email: to. A URL shows its scheme, host and port, and … for its ' +
-      'path and query (where providers put their secret). Secrets are never answered',
+      'webhook: url and hasSecret; slack: url; email: to. A URL shows its scheme, host, port and the words of its ' +
+      'path, and … for what may hold a secret: the last segment of the path and any that is not a word, each ' +
+      'value of the query, credentials, the fragment (https://ops.example.com/hooks/…?token=…). Secrets are never ' +
+      'answered',
   })
   settings!: Record<string, unknown>;
   @ApiProperty({ type: AllJobsDto, nullable: true })
   allJobs!: { on: ChannelAlertEvent[] } | null;
+  @ApiProperty({
+    type: [ChannelJobDto],
+    description: `The jobs whose alert rules name the channel, the first ${LISTED_JOBS} by name`,
+  })
+  jobs!: ChannelJobDto[];
+  @ApiProperty({ example: 2, description: 'How many jobs the alert rules of which name the channel' })
+  jobCount!: number;
   @ApiProperty({ example: '2026-12-01T10:00:00.000Z' })
   createdAt!: string;
   @ApiProperty({ example: '2026-12-01T10:00:00.000Z' })
   updatedAt!: string;
 
-  static from(channel: Channel): ChannelResponse {
+  /** `users`: the jobs that name it, none when absent. */
+  static from(channel: Channel, users: ChannelUsers | undefined): ChannelResponse {
     return {
       id: channel.id,
       name: channel.name,
       type: channel.type,
       settings: channel.publicSettings(),
       allJobs: channel.allJobsOn ? { on: channel.allJobsOn } : null,
+      jobs: users?.jobs ?? [],
+      jobCount: users?.total ?? 0,
       createdAt: channel.createdAt.toISOString(),
       updatedAt: channel.updatedAt.toISOString(),
     };

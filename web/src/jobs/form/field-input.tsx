@@ -1,4 +1,5 @@
 import type { JobField } from './job-fields';
+import { Link } from '../../shared/router';
 
 interface Props {
   field: JobField;
@@ -10,7 +11,7 @@ interface Props {
 
 /** A field of the job form: its label, its input of its kind, its hint, and what the API said about it. */
 export function FieldInput({ field, value, error, onChange }: Props) {
-  const { name, input, hint } = field;
+  const { name, input, hint, see } = field;
   const described = [hint && `${name}-hint`, error && `${name}-error`].filter(Boolean).join(' ');
   const props = {
     id: name,
@@ -43,6 +44,12 @@ export function FieldInput({ field, value, error, onChange }: Props) {
       {hint && (
         <p id={`${name}-hint`} class="hint">
           {hint}
+          {see && (
+            <>
+              {' '}
+              <Link href={see.href}>{see.title}</Link>
+            </>
+          )}
         </p>
       )}
       {error && (

@@ -45,6 +45,8 @@ interface Common {
   input: InputKind;
   /** Shown under the input. */
   hint?: string;
+  /** The dashboard's page about what the field names, linked after the hint. */
+  see?: { href: string; title: string };
   /** Its value in the form of a new job. */
   initial: string;
   /** Its value in the form of a job read from the API. */
@@ -250,7 +252,8 @@ export const JOB_FIELDS = [
     label: 'Concurrency group',
     section: 'Where it runs',
     input: { kind: 'text' },
-    hint: 'A group (admin: POST /concurrency-groups) whose limit its jobs share; empty: none',
+    hint: 'A group whose limit its jobs share; empty: none. Admins add groups and change their limits on',
+    see: { href: '/concurrency-groups', title: 'Concurrency groups' },
     initial: '',
     read: (job) => job.concurrencyGroup ?? '',
     write: optionalText,
