@@ -25,6 +25,7 @@ import { FailingJobOutcomes1766282400000 } from '../../migrations/1766282400000-
 import { RetentionHealth1766361600000 } from '../../migrations/1766361600000-RetentionHealth.js';
 import { ExecutionKeysByTriggers1766404800000 } from '../../migrations/1766404800000-ExecutionKeysByTriggers.js';
 import { WorkerLoad1766419200000 } from '../../migrations/1766419200000-WorkerLoad.js';
+import { QueueAndHistory1766433600000 } from '../../migrations/1766433600000-QueueAndHistory.js';
 
 export const MIGRATIONS = [
   InitialSchema1764460800000,
@@ -53,6 +54,7 @@ export const MIGRATIONS = [
   RetentionHealth1766361600000,
   ExecutionKeysByTriggers1766404800000,
   WorkerLoad1766419200000,
+  QueueAndHistory1766433600000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

@@ -25,8 +25,9 @@ async function responseJsonSchema(db: QueryRunner): Promise<unknown> {
            (SELECT regexp_replace(prosrc, '\\s+', ' ', 'g') FROM pg_proc WHERE proname = 'orbit_execution_json') AS json,
            (SELECT regexp_replace(prosrc, '\\s+', ' ', 'g') FROM pg_proc WHERE proname = 'orbit_write_execution_json')
              AS writer,
-           (SELECT pg_get_triggerdef(oid) || ' enabled ' || tgenabled::text FROM pg_trigger
-             WHERE tgname = 'executions_write_response_json') AS trigger,
+           (SELECT json_agg(pg_get_triggerdef(oid) || ' enabled ' || tgenabled::text ORDER BY tgname) FROM pg_trigger
+             WHERE tgname LIKE 'executions_write_response_json%'
+               AND tgrelid IN ('executions'::regclass, 'executions_history'::regclass)) AS trigger,
            (SELECT format_type(atttypid, atttypmod) FROM pg_attribute
              WHERE attrelid = 'executions'::regclass AND attname = 'response_json' AND NOT attisdropped) AS column`)) as [
     unknown,

@@ -43,6 +43,7 @@ export const FINAL_RUN_JSON_WRITER = `FUNCTION orbit_write_execution_json() RETU
  */
 export async function replaceExecutionResponseJson(db: QueryRunner, fields: readonly ResponseField[]): Promise<void> {
   await db.query(`DROP TRIGGER IF EXISTS executions_write_response_json ON executions`);
+  await db.query(`DROP TRIGGER IF EXISTS executions_write_response_json_update ON executions_history`);
   await db.query(`ALTER TABLE executions DROP COLUMN IF EXISTS response_json`);
   await db.query(`DROP FUNCTION IF EXISTS orbit_write_execution_json()`);
   await db.query(`DROP FUNCTION IF EXISTS orbit_execution_json(executions)`);
@@ -64,11 +65,16 @@ export async function replaceExecutionResponseJson(db: QueryRunner, fields: read
     END $$`);
   await db.query(`CREATE ${EVERY_RUN_JSON_WRITER}`);
   await db.query(`ALTER TABLE executions ADD COLUMN response_json text`);
-  // only an UPDATE of a shown column fires it: a lease renewal does not
+  // a run reaches the history by an INSERT (written there, or moved there as it ends); in the
+  // history, only an UPDATE of a shown column fires it
   await db.query(`
-    CREATE TRIGGER executions_write_response_json BEFORE INSERT OR UPDATE OF ${fields.map(([, column]) => column).join(', ')}
+    CREATE TRIGGER executions_write_response_json BEFORE INSERT
     ON executions FOR EACH ROW EXECUTE FUNCTION orbit_write_execution_json()`);
   await db.query(`ALTER TABLE executions ENABLE ALWAYS TRIGGER executions_write_response_json`);
+  await db.query(`
+    CREATE TRIGGER executions_write_response_json_update BEFORE UPDATE OF ${fields.map(([, column]) => column).join(', ')}
+    ON executions_history FOR EACH ROW EXECUTE FUNCTION orbit_write_execution_json()`);
+  await db.query(`ALTER TABLE executions_history ENABLE ALWAYS TRIGGER executions_write_response_json_update`);
 }
 
 /**

@@ -8,9 +8,17 @@ import { pgClient, pgPool } from './typeorm-pg.js';
 
 const current = new AsyncLocalStorage<EntityManager>();
 
+/** How many times a unit of work that lost its row to a partition move runs at most. */
+const MOVED_ATTEMPTS = 5;
+
 /**
  * Runs repositories' SQL in the transaction they run in, if any (TypeORM holds the connection
  * and the transaction; nothing else of it is used). Nested `run` calls join the outer transaction.
+ *
+ * A run that ends moves from `executions_active` to `executions_history`. A statement that waited
+ * for that row's lock then fails with 40001 instead of seeing the row's new version, as it would
+ * in one table; the work is tried again from the start (it rolled back whole), and then sees the
+ * run where it is now: ended, which the domain answers as it always did.
  */
 @Injectable()
 export class Database extends TransactionRunner {
@@ -20,7 +28,7 @@ export class Database extends TransactionRunner {
 
   run<T>(work: () => Promise<T>): Promise<T> {
     if (current.getStore()) return work();
-    return this.dataSource.transaction((manager) => current.run(manager, work));
+    return retryingMoves(() => this.dataSource.transaction((manager) => current.run(manager, work)));
   }
 
   /**
@@ -34,8 +42,9 @@ export class Database extends TransactionRunner {
     const query = { name: statementName(sql), text: sql, values: params };
     // outside a transaction, the statement borrows a connection of the pool for itself alone
     const joined = current.getStore()?.queryRunner;
-    const client = joined ? await pgClient(joined) : pgPool(this.dataSource);
-    return (await client.query<T & pg.QueryResultRow>(query)).rows;
+    if (joined) return (await (await pgClient(joined)).query<T & pg.QueryResultRow>(query)).rows;
+    const pool = pgPool(this.dataSource);
+    return retryingMoves(async () => (await pool.query<T & pg.QueryResultRow>(query)).rows);
   }
 
   /** The connection string, for a connection of its own (LISTEN). */
@@ -58,6 +67,21 @@ function statementName(sql: string): string {
     statementNames.set(sql, name);
   }
   return name;
+}
+
+async function retryingMoves<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= MOVED_ATTEMPTS || sqlState(error) !== '40001') throw error;
+    }
+  }
+}
+
+function sqlState(error: unknown): string | undefined {
+  const driverError = (error as { driverError?: { code?: string } })?.driverError ?? error;
+  return (driverError as { code?: string } | undefined)?.code;
 }
 
 /** PostgreSQL's SQLSTATE of a unique violation, and the constraint it names. */
