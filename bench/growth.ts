@@ -165,7 +165,7 @@ async function measure(bench: Bench, rows: number, seedSeconds: number, context:
     api = await loadEndpoints(bench, context.server, context.historyJobs, sampleIds, `growth-api-${size}`);
   }
   const { rows: sizes } = await db.query<{ executions: string; events: string; eventRows: string }>(
-    `SELECT pg_total_relation_size('executions') AS executions, pg_total_relation_size('event_log') AS events,
+    `SELECT (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('executions')) AS executions, pg_total_relation_size('event_log') AS events,
             (SELECT count(*) FROM event_log) AS "eventRows"`,
   );
   const tables = {
@@ -294,7 +294,7 @@ async function claimAfterKeptRuns(
     Number(
       await scalar<string>(
         db,
-        `SELECT autovacuum_count::text AS value FROM pg_stat_user_tables WHERE relname = 'executions'`,
+        `SELECT autovacuum_count::text AS value FROM pg_stat_user_tables WHERE relname = 'executions_active'`,
       ),
     );
   const before = await autovacuums();

@@ -31,6 +31,7 @@ export const SCENARIOS = [
   'dashboard',
   'growth',
   'pgtime',
+  'upgrade',
 ] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
@@ -49,6 +50,8 @@ export interface Settings {
   dashboardRows: number;
   /** The growth scenario's largest table (it also measures at none and at a fifth of it). */
   growthRows: number;
+  /** The finished runs kept by the installation the upgrade scenario migrates. */
+  upgradeRows: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -81,6 +84,7 @@ export function readSettings(env: Env = process.env): Settings {
     dashboardJobs: int('BENCH_DASHBOARD_JOBS', 10_000),
     dashboardRows: int('BENCH_DASHBOARD_ROWS', 1_000_000),
     growthRows: int('BENCH_GROWTH_ROWS', 5_000_000),
+    upgradeRows: int('BENCH_UPGRADE_ROWS', 1_000_000),
   };
 }
 
