@@ -1,5 +1,6 @@
 import type { JobField } from './job-fields';
 import { Link } from '../../shared/router';
+import './field-input.css';
 
 interface Props {
   field: JobField;
@@ -25,13 +26,13 @@ export function FieldInput({ field, value, error, onChange }: Props) {
     'aria-describedby': described || undefined,
   };
   return (
-    <div class="field">
+    <div class={input.kind === 'checkbox' ? 'field field-checkbox' : 'field'}>
+      {input.kind === 'checkbox' && <input {...props} type="checkbox" value="true" checked={value === 'true'} />}
       <label for={name}>{field.label}</label>
       {input.kind === 'text' && <input {...props} type="text" autoComplete="off" placeholder={input.placeholder} />}
       {input.kind === 'code' && <input {...props} type="text" autoComplete="off" spellcheck={false} />}
       {input.kind === 'integer' && <input {...props} type="text" inputMode="numeric" />}
       {input.kind === 'lines' && <textarea {...props} rows={input.rows} spellcheck={false} />}
-      {input.kind === 'checkbox' && <input {...props} type="checkbox" value="true" checked={value === 'true'} />}
       {input.kind === 'choice' && (
         <select {...props} onChange={props.onInput}>
           {input.options.map(([option, meaning]) => (
