@@ -5,14 +5,15 @@ import './field-input.css';
 interface Props {
   field: JobField;
   value: string;
-  /** What the API said about the field at the last save. */
-  error?: string;
+  /** What is wrong with its value, as the last save found (the browser's checks or the API's answer). */
+  errors?: readonly string[];
   onChange: (value: string) => void;
 }
 
-/** A field of the job form: its label, its input of its kind, its hint, and what the API said about it. */
-export function FieldInput({ field, value, error, onChange }: Props) {
+/** A field of the job form: its label, its input of its kind, its hint, and what is wrong with its value. */
+export function FieldInput({ field, value, errors, onChange }: Props) {
   const { name, input, hint, see } = field;
+  const error = errors && errors.length > 0;
   const described = [hint && `${name}-hint`, error && `${name}-error`].filter(Boolean).join(' ');
   const props = {
     id: name,
@@ -54,9 +55,11 @@ export function FieldInput({ field, value, error, onChange }: Props) {
         </p>
       )}
       {error && (
-        <p id={`${name}-error`} class="field-error">
-          {error}
-        </p>
+        <div id={`${name}-error`} class="field-error">
+          {errors.map((message) => (
+            <p key={message}>{message}</p>
+          ))}
+        </div>
       )}
     </div>
   );

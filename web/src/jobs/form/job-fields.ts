@@ -1,4 +1,4 @@
-import type { Job, JobInput } from '../../api/client';
+import type { Job, JobInput, Mistake } from '../../api/client';
 import { labelsText } from '../../workers/placement';
 import {
   alertsOf,
@@ -346,22 +346,42 @@ export function bodyOf(values: Values): JobInput {
 }
 
 /**
- * Each mistake of a refused save beside the field its `field` names (the first one for a field
- * with several); the rest, such as a mistake about no field of the form, apart.
+ * Each mistake of a refused save (the browser's or the API's) beside the field its `field` names,
+ * every one of them; the rest, such as a mistake about no field of the form, apart.
  */
-export function fieldErrors(mistakes: ReadonlyArray<{ field?: string; message: string }>): FieldErrors {
+export function fieldErrors(mistakes: readonly Mistake[]): FieldErrors {
   const fields: FieldErrors['fields'] = {};
   const rest: string[] = [];
   for (const { field, message } of mistakes) {
     const shownBeside = JOB_FIELDS.find((candidate) => 'write' in candidate && candidate.name === headOf(field));
-    if (shownBeside) fields[shownBeside.name] ??= message;
-    else rest.push(message);
+    if (!shownBeside) rest.push(message);
+    else if (!fields[shownBeside.name]?.includes(message))
+      fields[shownBeside.name] = [...(fields[shownBeside.name] ?? []), message];
   }
   return { fields, rest };
 }
 
+/**
+ * The API refused a body over its size limit (413) before reading it: the field that takes the
+ * most of the body is the one that made it so.
+ */
+export function tooLarge(body: JobInput, message: string): Mistake {
+  const encoder = new TextEncoder();
+  const [field, bytes] = Object.entries(body)
+    .map(([key, value]) => [key, encoder.encode(JSON.stringify(value)).length] as const)
+    .reduce((largest, entry) => (entry[1] > largest[1] ? entry : largest));
+  return { field, message: `${message}; ${field} is ${(bytes / 1024).toFixed(1)} KiB of it` };
+}
+
+/** The errors but those shown at a field that has just changed. */
+export function withoutErrorsAt(errors: FieldErrors, name: FieldName): FieldErrors {
+  if (!(name in errors.fields)) return errors;
+  const { [name]: _changed, ...fields } = errors.fields;
+  return { ...errors, fields };
+}
+
 export interface FieldErrors {
-  fields: Partial<Record<FieldName, string>>;
+  fields: Partial<Record<FieldName, string[]>>;
   rest: string[];
 }
 
