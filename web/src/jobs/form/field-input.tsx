@@ -1,20 +1,54 @@
-import type { JobField } from './job-fields';
+import type { FieldErrors, JobField } from './job-fields';
 import { Link } from '../../shared/router';
+import { FieldError } from './field-error';
+import { RowsInput } from './rows-input';
 import './field-input.css';
 
 interface Props {
   field: JobField;
   value: string;
-  /** What is wrong with its value, as the last save found (the browser's checks or the API's answer). */
-  errors?: readonly string[];
-  onChange: (value: string) => void;
+  /** What is wrong with the form's values, as the last save found (the browser's checks or the API's answer). */
+  errors: FieldErrors['fields'];
+  /** `cell`: the one cell of a field of rows that changed; none when the whole field did. */
+  onChange: (value: string, cell?: string) => void;
 }
 
 /** A field of the job form: its label, its input of its kind, its hint, and what is wrong with its value. */
 export function FieldInput({ field, value, errors, onChange }: Props) {
   const { name, input, hint, see } = field;
-  const error = errors && errors.length > 0;
-  const described = [hint && `${name}-hint`, error && `${name}-error`].filter(Boolean).join(' ');
+  const own = errors[name] ?? [];
+  const described = [hint && `${name}-hint`, own.length > 0 && `${name}-error`].filter(Boolean).join(' ');
+  const notes = (
+    <>
+      {hint && (
+        <p id={`${name}-hint`} class="hint">
+          {hint}
+          {see && (
+            <>
+              {' '}
+              <Link href={see.href}>{see.title}</Link>
+            </>
+          )}
+        </p>
+      )}
+      {own.length > 0 && <FieldError id={`${name}-error`} messages={own} />}
+    </>
+  );
+  if (input.kind === 'rows') {
+    return (
+      <RowsInput
+        name={name}
+        label={field.label}
+        input={input}
+        value={value}
+        errors={errors}
+        describedBy={described || undefined}
+        onChange={onChange}
+      >
+        {notes}
+      </RowsInput>
+    );
+  }
   const props = {
     id: name,
     name,
@@ -23,7 +57,7 @@ export function FieldInput({ field, value, errors, onChange }: Props) {
       const target = event.currentTarget as HTMLInputElement;
       onChange(target.type === 'checkbox' ? (target.checked ? 'true' : '') : target.value);
     },
-    'aria-invalid': error ? true : undefined,
+    'aria-invalid': own.length > 0 ? true : undefined,
     'aria-describedby': described || undefined,
   };
   return (
@@ -43,24 +77,7 @@ export function FieldInput({ field, value, errors, onChange }: Props) {
           ))}
         </select>
       )}
-      {hint && (
-        <p id={`${name}-hint`} class="hint">
-          {hint}
-          {see && (
-            <>
-              {' '}
-              <Link href={see.href}>{see.title}</Link>
-            </>
-          )}
-        </p>
-      )}
-      {error && (
-        <div id={`${name}-error`} class="field-error">
-          {errors.map((message) => (
-            <p key={message}>{message}</p>
-          ))}
-        </div>
-      )}
+      {notes}
     </div>
   );
 }

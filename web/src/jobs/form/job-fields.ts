@@ -4,7 +4,6 @@ import {
   alertsOf,
   alertsText,
   integer,
-  json,
   optionalInteger,
   optionalText,
   selectorOf,
@@ -33,7 +32,18 @@ export type InputKind =
   /** One of the API's values, each shown with what it means. */
   | { kind: 'choice'; options: ReadonlyArray<readonly [value: string, meaning: string]> }
   /** Checked is the value 'true', unchecked ''. */
-  | { kind: 'checkbox' };
+  | { kind: 'checkbox' }
+  /** A list edited as rows of `item`s, a cell a column; the text is the list as JSON. */
+  | { kind: 'rows'; item: string; columns: readonly Column[] };
+
+/** A cell of each row: the key it writes in its item, and how it is typed in. */
+export interface Column {
+  key: string;
+  label: string;
+  input: 'text' | 'code' | 'checkbox';
+  /** Left empty, it writes null (none). */
+  optional?: true;
+}
 
 /** The form's values by field name, as its inputs hold them: text. */
 export type FormValues = Readonly<Record<string, string>>;
@@ -56,7 +66,7 @@ interface Common {
 /**
  * A field of the API. Its name is the input's id, the key it writes in the request body, and the
  * API error `field` it shows the messages of (by the head of the path: `triggers[0].after` shows
- * beside `triggers`).
+ * beside `triggers`; a field of rows shows `parameters[0].name` at its cell).
  */
 type ApiField = {
   [K in keyof JobInput]-?: Common & {
@@ -282,11 +292,21 @@ export const JOB_FIELDS = [
     name: 'parameters',
     label: 'Parameters',
     section: 'Chains and parameters',
-    input: { kind: 'lines', rows: 4 },
-    hint: 'JSON list of { "name", "description", "default", "required", "pattern" }; the command sees ORBIT_PARAM_<NAME>',
+    input: {
+      kind: 'rows',
+      item: 'parameter',
+      columns: [
+        { key: 'name', label: 'Name', input: 'code' },
+        { key: 'default', label: 'Default', input: 'text', optional: true },
+        { key: 'required', label: 'Required', input: 'checkbox' },
+        { key: 'description', label: 'Description', input: 'text', optional: true },
+        { key: 'pattern', label: 'Pattern', input: 'code', optional: true },
+      ],
+    },
+    hint: 'The command sees each as ORBIT_PARAM_<NAME>; a run without a value takes the default; a value must match the pattern (RE2), if any',
     initial: '[]',
     read: (job) => JSON.stringify(job.parameters, null, 2),
-    write: (text) => json(text) as JobInput['parameters'],
+    write: (text) => JSON.parse(text) as JobInput['parameters'],
   },
   {
     name: 'alerts',
@@ -353,10 +373,9 @@ export function fieldErrors(mistakes: readonly Mistake[]): FieldErrors {
   const fields: FieldErrors['fields'] = {};
   const rest: string[] = [];
   for (const { field, message } of mistakes) {
-    const shownBeside = JOB_FIELDS.find((candidate) => 'write' in candidate && candidate.name === headOf(field));
-    if (!shownBeside) rest.push(message);
-    else if (!fields[shownBeside.name]?.includes(message))
-      fields[shownBeside.name] = [...(fields[shownBeside.name] ?? []), message];
+    const at = shownAt(field);
+    if (at === undefined) rest.push(message);
+    else if (!fields[at]?.includes(message)) fields[at] = [...(fields[at] ?? []), message];
   }
   return { fields, rest };
 }
@@ -373,19 +392,41 @@ export function tooLarge(body: JobInput, message: string): Mistake {
   return { field, message: `${message}; ${field} is ${(bytes / 1024).toFixed(1)} KiB of it` };
 }
 
-/** The errors but those shown at a field that has just changed. */
-export function withoutErrorsAt(errors: FieldErrors, name: FieldName): FieldErrors {
-  if (!(name in errors.fields)) return errors;
-  const { [name]: _changed, ...fields } = errors.fields;
-  return { ...errors, fields };
+/**
+ * The errors but those shown where a change was made: at the field and at the one `cell` of its
+ * rows that changed, or, without a cell, at the field and every cell of its rows (a row came or
+ * went, so the rows after it moved).
+ */
+export function withoutErrorsAt(errors: FieldErrors, name: FieldName, cell?: string): FieldErrors {
+  const changed = (at: string) => at === name || (cell === undefined ? at.startsWith(`${name}[`) : at === cell);
+  const kept = Object.entries(errors.fields).filter(([at]) => !changed(at));
+  return kept.length === Object.keys(errors.fields).length ? errors : { ...errors, fields: Object.fromEntries(kept) };
+}
+
+/** Whether the field, or a cell of its rows, shows an error. */
+export function hasErrors(errors: FieldErrors, name: FieldName): boolean {
+  return Object.keys(errors.fields).some((at) => at === name || at.startsWith(`${name}[`));
 }
 
 export interface FieldErrors {
-  fields: Partial<Record<FieldName, string[]>>;
+  /** The messages shown at each field, by its name, or at a cell of its rows, by its path (`parameters[0].name`). */
+  fields: Partial<Record<string, readonly string[]>>;
   rest: string[];
 }
 
+/** Where the mistakes about `path` show: the cell of rows it names, or the field it starts with. */
+function shownAt(path: string | undefined): string | undefined {
+  if (path === undefined) return undefined;
+  // class-validator's `parameters.0.name` is the domain's `parameters[0].name`
+  const normal = path.replace(/\.(\d+)(?=[.[]|$)/g, '[$1]');
+  const field = JOB_FIELDS.find((candidate) => 'write' in candidate && candidate.name === headOf(normal));
+  if (!field) return undefined;
+  const column = /^\w+\[\d+\]\.(\w+)$/.exec(normal)?.[1];
+  const isCell = field.input.kind === 'rows' && field.input.columns.some(({ key }) => key === column);
+  return isCell ? normal : field.name;
+}
+
 /** `triggers` of `triggers[0].after` or of `alerts.0.channel`'s `alerts`. */
-function headOf(path: string | undefined): string | undefined {
-  return path === undefined ? undefined : /^[^.[]*/.exec(path)![0];
+function headOf(path: string): string {
+  return /^[^.[]*/.exec(path)![0];
 }

@@ -7,6 +7,7 @@ import { FormSection } from './form-section';
 import {
   bodyOf,
   fieldErrors,
+  hasErrors,
   JOB_FIELDS,
   NEW_JOB,
   SECTIONS,
@@ -82,7 +83,7 @@ export function JobForm({ id }: { id?: string }) {
               key={section.title}
               title={section.title}
               fields={fields}
-              invalid={fields.some(({ name }) => errors.fields[name])}
+              invalid={fields.some(({ name }) => hasErrors(errors, name))}
               refusals={refusals}
               advanced={'advanced' in section}
               open={fields.some(({ name }) => loaded[name] !== NEW_JOB[name])}
@@ -92,10 +93,10 @@ export function JobForm({ id }: { id?: string }) {
                   key={field.name}
                   field={field}
                   value={values[field.name]}
-                  errors={errors.fields[field.name]}
-                  onChange={(value) => {
+                  errors={errors.fields}
+                  onChange={(value, cell) => {
                     setValues({ ...values, [field.name]: value });
-                    setErrors((shown) => withoutErrorsAt(shown, field.name));
+                    setErrors((shown) => withoutErrorsAt(shown, field.name, cell));
                   }}
                 />,
                 // the preview follows the schedule's fields: the expression, then its zone
