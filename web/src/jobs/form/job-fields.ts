@@ -398,14 +398,19 @@ export function tooLarge(body: JobInput, message: string): Mistake {
  * went, so the rows after it moved).
  */
 export function withoutErrorsAt(errors: FieldErrors, name: FieldName, cell?: string): FieldErrors {
-  const changed = (at: string) => at === name || (cell === undefined ? at.startsWith(`${name}[`) : at === cell);
+  const changed = (at: string) => (cell === undefined ? isAt(at, name) : at === name || at === cell);
   const kept = Object.entries(errors.fields).filter(([at]) => !changed(at));
   return kept.length === Object.keys(errors.fields).length ? errors : { ...errors, fields: Object.fromEntries(kept) };
 }
 
 /** Whether the field, or a cell of its rows, shows an error. */
 export function hasErrors(errors: FieldErrors, name: FieldName): boolean {
-  return Object.keys(errors.fields).some((at) => at === name || at.startsWith(`${name}[`));
+  return Object.keys(errors.fields).some((at) => isAt(at, name));
+}
+
+/** `at` is the field or a cell of its rows. */
+function isAt(at: string, name: FieldName): boolean {
+  return at === name || at.startsWith(`${name}[`);
 }
 
 export interface FieldErrors {
