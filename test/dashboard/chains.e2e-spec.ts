@@ -45,9 +45,12 @@ describe('the dashboard: chains, parameters and run-at', () => {
     await page.getByLabel('No schedule').check();
     await formSection(page, 'Chains and parameters').toggle();
     await page.getByLabel('Runs after').fill('extract: SUCCEEDED, FAILED');
-    await page
-      .getByLabel('Parameters')
-      .fill('[{ "name": "TARGET", "default": "staging", "pattern": "staging|production" }]');
+    const parameters = page.getByRole('group', { name: 'Parameters', exact: true });
+    await parameters.getByRole('button', { name: 'Add parameter' }).click();
+    const target = parameters.getByRole('group', { name: 'Parameter 1', exact: true });
+    await target.getByLabel('Name').fill('TARGET');
+    await target.getByLabel('Default').fill('staging');
+    await target.getByLabel('Pattern').fill('staging|production');
     await formSection(page, 'Which slots fire').toggle();
     await page.getByLabel('Starts at').fill('2026-01-01T00:00:00Z');
     await page.getByLabel('Jitter (seconds)').fill('5000');

@@ -12,23 +12,36 @@ type Schema = Record<string, unknown>;
  * enums and ranges are the API's. Objects refuse unknown fields, as the API does.
  */
 export function orbitFileSchema(document: OpenAPIObject): Schema {
-  const components = (document.components?.schemas ?? {}) as Record<string, Schema>;
-  const defs: Record<string, Schema> = {};
-  const visit = (name: string) => {
-    if (name in defs) return;
-    const schema = components[name];
-    if (!schema) throw new Error(`The OpenAPI document has no schema ${name}`);
-    defs[name] = {};
-    defs[name] = convert(schema, visit);
-  };
-  const root = convert(components[OrbitFileDto.name] ?? {}, visit);
+  const { $defs, ...root } = jsonSchemaOf(document, OrbitFileDto.name);
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     title: 'Orbit file (orbit.yaml)',
     description: 'The channels and jobs Orbit should have: `orbit apply -f orbit.yaml`',
     ...root,
-    $defs: Object.fromEntries(Object.entries(defs).sort(([a], [b]) => a.localeCompare(b))),
+    $defs,
   };
+}
+
+/**
+ * The schema of the OpenAPI document named `schemaName` as JSON Schema (2020-12), with each schema it
+ * refers to in `$defs`: the orbit file's, and the job form's in the dashboard, which checks a
+ * job by the rules the API publishes before it sends it.
+ */
+export function jsonSchemaOf(document: OpenAPIObject, schemaName: string): Schema & { $defs: Record<string, Schema> } {
+  const components = (document.components?.schemas ?? {}) as Record<string, Schema>;
+  const defs: Record<string, Schema> = {};
+  const named = (name: string) => {
+    const schema = components[name];
+    if (!schema) throw new Error(`The OpenAPI document has no schema ${name}`);
+    return schema;
+  };
+  const visit = (name: string) => {
+    if (name in defs) return;
+    defs[name] = {};
+    defs[name] = convert(named(name), visit);
+  };
+  const root = convert(named(schemaName), visit);
+  return { ...root, $defs: Object.fromEntries(Object.entries(defs).sort(([a], [b]) => a.localeCompare(b))) };
 }
 
 /** One OpenAPI 3.0 schema as JSON Schema: $refs to $defs, nullable as a type, example as examples. */

@@ -47,6 +47,7 @@ export class CreateJobDto {
 
   @ApiProperty({
     example: '/usr/local/bin/backup.sh --full',
+    minLength: 1,
     description: `Run with /bin/sh -c; at most ${JOB_LIMITS.commandMaxBytes / 1024} KiB`,
   })
   @IsString()
@@ -69,6 +70,7 @@ export class CreateJobDto {
   timezone?: string;
 
   @ApiPropertyOptional({
+    type: 'integer',
     example: 2,
     default: JOB_LIMITS.maxRetries.default,
     minimum: JOB_LIMITS.maxRetries.min,
@@ -79,6 +81,7 @@ export class CreateJobDto {
   maxRetries?: number;
 
   @ApiPropertyOptional({
+    type: 'integer',
     example: 600,
     default: JOB_LIMITS.timeoutSeconds.default,
     minimum: JOB_LIMITS.timeoutSeconds.min,
@@ -145,7 +148,7 @@ export class CreateJobDto {
   runOn?: RunOn;
 
   @ApiPropertyOptional({
-    type: Number,
+    type: 'integer',
     nullable: true,
     example: 2,
     minimum: PLACEMENT_LIMITS.maxConcurrent.min,
@@ -167,6 +170,7 @@ export class CreateJobDto {
   concurrencyGroup?: string | null;
 
   @ApiPropertyOptional({
+    type: 'integer',
     example: 10,
     default: PLACEMENT_LIMITS.priority.default,
     minimum: PLACEMENT_LIMITS.priority.min,
@@ -225,6 +229,7 @@ export class CreateJobDto {
   endsAt?: string | null;
 
   @ApiPropertyOptional({
+    type: 'integer',
     example: 30,
     default: JOB_LIMITS.jitterSeconds.default,
     minimum: JOB_LIMITS.jitterSeconds.min,
@@ -235,7 +240,7 @@ export class CreateJobDto {
   @IsInt()
   jitterSeconds?: number;
   @ApiPropertyOptional({
-    type: Number,
+    type: 'integer',
     nullable: true,
     example: 300,
     default: null,
@@ -249,7 +254,7 @@ export class CreateJobDto {
   lateAfterSeconds?: number | null;
 
   @ApiPropertyOptional({
-    type: Number,
+    type: 'integer',
     nullable: true,
     example: 1800,
     default: null,

@@ -7,12 +7,19 @@ export class JobParameterDto {
   @ApiProperty({
     example: 'TARGET',
     pattern: '^[A-Z][A-Z0-9_]*$',
+    maxLength: PARAMETER_LIMITS.nameMaxLength,
     description: 'The command sees the value as ORBIT_PARAM_<name>',
   })
   @IsString()
   name!: string;
 
-  @ApiPropertyOptional({ type: String, nullable: true, example: 'Where to deploy', default: null })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'Where to deploy',
+    default: null,
+    maxLength: PARAMETER_LIMITS.descriptionMaxLength,
+  })
   @IsOptional()
   @IsString()
   description?: string | null;

@@ -20,15 +20,6 @@ export function optionalText(text: string): string | null {
   return text.trim() || null;
 }
 
-/** JSON as typed; text that is no JSON goes as it is. */
-export function json(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-}
-
 /** `region=eu, gpu=true` as a selector of labels; a pair without `=` is a label with an empty value. */
 export function selectorOf(text: string): Record<string, string> {
   const pairs = text

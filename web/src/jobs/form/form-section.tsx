@@ -6,8 +6,10 @@ interface Props {
   title: string;
   /** The fields inside; their labels are listed beside a folded section's title so a reader knows what it holds. */
   fields: ReadonlyArray<{ name: string; label: string }>;
-  /** What the API said about the fields of the last save, by name. */
-  errors: Partial<Record<string, string>>;
+  /** A field inside shows an error. */
+  invalid: boolean;
+  /** The saves refused so far. */
+  refusals: number;
   /** Folded away (native details) until opened, unless `open`. */
   advanced?: boolean;
   /** Open at first: the job holds a value other than the default in it. */
@@ -17,15 +19,15 @@ interface Props {
 
 /**
  * A group of the job form's fields under a name (fieldset and legend). An advanced one folds
- * away; a save whose answer names a field inside opens it, so that the message beside the field
- * is seen (each failed save, even when the reader folded it again after the last one).
+ * away; a refused save that names a field inside opens it, so that the message beside the field
+ * is seen (each refused save, even when the reader folded it again after the last one).
  */
-export function FormSection({ title, fields, errors, advanced, open, children }: Props) {
+export function FormSection({ title, fields, invalid, refusals, advanced, open, children }: Props) {
   const details = useRef<HTMLDetailsElement>(null);
-  const invalid = fields.some(({ name }) => errors[name]);
   useEffect(() => {
     if (invalid && details.current) details.current.open = true;
-  }, [errors, invalid]);
+    // on each refusal only: a section the reader folds while fixing a field stays folded
+  }, [refusals]);
 
   if (!advanced) {
     return (

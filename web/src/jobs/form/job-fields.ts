@@ -1,10 +1,9 @@
-import type { Job, JobInput } from '../../api/client';
+import type { Job, JobInput, Mistake } from '../../api/client';
 import { labelsText } from '../../workers/placement';
 import {
   alertsOf,
   alertsText,
   integer,
-  json,
   optionalInteger,
   optionalText,
   selectorOf,
@@ -33,7 +32,18 @@ export type InputKind =
   /** One of the API's values, each shown with what it means. */
   | { kind: 'choice'; options: ReadonlyArray<readonly [value: string, meaning: string]> }
   /** Checked is the value 'true', unchecked ''. */
-  | { kind: 'checkbox' };
+  | { kind: 'checkbox' }
+  /** A list edited as rows of `item`s, a cell a column; the text is the list as JSON. */
+  | { kind: 'rows'; item: string; columns: readonly Column[] };
+
+/** A cell of each row: the key it writes in its item, and how it is typed in. */
+export interface Column {
+  key: string;
+  label: string;
+  input: 'text' | 'code' | 'checkbox';
+  /** Left empty, it writes null (none). */
+  optional?: true;
+}
 
 /** The form's values by field name, as its inputs hold them: text. */
 export type FormValues = Readonly<Record<string, string>>;
@@ -56,7 +66,7 @@ interface Common {
 /**
  * A field of the API. Its name is the input's id, the key it writes in the request body, and the
  * API error `field` it shows the messages of (by the head of the path: `triggers[0].after` shows
- * beside `triggers`).
+ * beside `triggers`; a field of rows shows `parameters[0].name` at its cell).
  */
 type ApiField = {
   [K in keyof JobInput]-?: Common & {
@@ -282,11 +292,21 @@ export const JOB_FIELDS = [
     name: 'parameters',
     label: 'Parameters',
     section: 'Chains and parameters',
-    input: { kind: 'lines', rows: 4 },
-    hint: 'JSON list of { "name", "description", "default", "required", "pattern" }; the command sees ORBIT_PARAM_<NAME>',
+    input: {
+      kind: 'rows',
+      item: 'parameter',
+      columns: [
+        { key: 'name', label: 'Name', input: 'code' },
+        { key: 'default', label: 'Default', input: 'text', optional: true },
+        { key: 'required', label: 'Required', input: 'checkbox' },
+        { key: 'description', label: 'Description', input: 'text', optional: true },
+        { key: 'pattern', label: 'Pattern', input: 'code', optional: true },
+      ],
+    },
+    hint: 'The command sees each as ORBIT_PARAM_<NAME>; a run without a value takes the default; a value must match the pattern (RE2), if any',
     initial: '[]',
     read: (job) => JSON.stringify(job.parameters, null, 2),
-    write: (text) => json(text) as JobInput['parameters'],
+    write: (text) => JSON.parse(text) as JobInput['parameters'],
   },
   {
     name: 'alerts',
@@ -346,26 +366,72 @@ export function bodyOf(values: Values): JobInput {
 }
 
 /**
- * Each mistake of a refused save beside the field its `field` names (the first one for a field
- * with several); the rest, such as a mistake about no field of the form, apart.
+ * Each mistake of a refused save (the browser's or the API's) beside the field its `field` names,
+ * every one of them; the rest, such as a mistake about no field of the form, apart.
  */
-export function fieldErrors(mistakes: ReadonlyArray<{ field?: string; message: string }>): FieldErrors {
+export function fieldErrors(mistakes: readonly Mistake[]): FieldErrors {
   const fields: FieldErrors['fields'] = {};
   const rest: string[] = [];
   for (const { field, message } of mistakes) {
-    const shownBeside = JOB_FIELDS.find((candidate) => 'write' in candidate && candidate.name === headOf(field));
-    if (shownBeside) fields[shownBeside.name] ??= message;
-    else rest.push(message);
+    const at = shownAt(field);
+    if (at === undefined) rest.push(message);
+    else if (!fields[at]?.includes(message)) fields[at] = [...(fields[at] ?? []), message];
   }
   return { fields, rest };
 }
 
+/**
+ * The API refused a body over its size limit (413) before reading it: the field that takes the
+ * most of the body is the one that made it so.
+ */
+export function tooLarge(body: JobInput, message: string): Mistake {
+  const encoder = new TextEncoder();
+  const [field, bytes] = Object.entries(body)
+    .map(([key, value]) => [key, encoder.encode(JSON.stringify(value)).length] as const)
+    .reduce((largest, entry) => (entry[1] > largest[1] ? entry : largest));
+  return { field, message: `${message}; ${field} is ${(bytes / 1024).toFixed(1)} KiB of it` };
+}
+
+/**
+ * The errors but those shown where a change was made: at the field and at the one `cell` of its
+ * rows that changed, or, without a cell, at the field and every cell of its rows (a row came or
+ * went, so the rows after it moved).
+ */
+export function withoutErrorsAt(errors: FieldErrors, name: FieldName, cell?: string): FieldErrors {
+  const changed = (at: string) => (cell === undefined ? isAt(at, name) : at === name || at === cell);
+  const kept = Object.entries(errors.fields).filter(([at]) => !changed(at));
+  return kept.length === Object.keys(errors.fields).length ? errors : { ...errors, fields: Object.fromEntries(kept) };
+}
+
+/** Whether the field, or a cell of its rows, shows an error. */
+export function hasErrors(errors: FieldErrors, name: FieldName): boolean {
+  return Object.keys(errors.fields).some((at) => isAt(at, name));
+}
+
+/** `at` is the field or a cell of its rows. */
+function isAt(at: string, name: FieldName): boolean {
+  return at === name || at.startsWith(`${name}[`);
+}
+
 export interface FieldErrors {
-  fields: Partial<Record<FieldName, string>>;
+  /** The messages shown at each field, by its name, or at a cell of its rows, by its path (`parameters[0].name`). */
+  fields: Partial<Record<string, readonly string[]>>;
   rest: string[];
 }
 
+/** Where the mistakes about `path` show: the cell of rows it names, or the field it starts with. */
+function shownAt(path: string | undefined): string | undefined {
+  if (path === undefined) return undefined;
+  // class-validator's `parameters.0.name` is the domain's `parameters[0].name`
+  const normal = path.replace(/\.(\d+)(?=[.[]|$)/g, '[$1]');
+  const field = JOB_FIELDS.find((candidate) => 'write' in candidate && candidate.name === headOf(normal));
+  if (!field) return undefined;
+  const column = /^\w+\[\d+\]\.(\w+)$/.exec(normal)?.[1];
+  const isCell = field.input.kind === 'rows' && field.input.columns.some(({ key }) => key === column);
+  return isCell ? normal : field.name;
+}
+
 /** `triggers` of `triggers[0].after` or of `alerts.0.channel`'s `alerts`. */
-function headOf(path: string | undefined): string | undefined {
-  return path === undefined ? undefined : /^[^.[]*/.exec(path)![0];
+function headOf(path: string): string {
+  return /^[^.[]*/.exec(path)![0];
 }

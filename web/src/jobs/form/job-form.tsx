@@ -7,10 +7,13 @@ import { FormSection } from './form-section';
 import {
   bodyOf,
   fieldErrors,
+  hasErrors,
   JOB_FIELDS,
   NEW_JOB,
   SECTIONS,
+  tooLarge,
   valuesOf,
+  withoutErrorsAt,
   type FieldErrors,
   type Values,
 } from './job-fields';
@@ -24,6 +27,8 @@ export function JobForm({ id }: { id?: string }) {
   const [loaded, setLoaded] = useState<Values>(NEW_JOB);
   const [loadError, setLoadError] = useState<Error>();
   const [errors, setErrors] = useState<FieldErrors>(NO_ERRORS);
+  /** Saves refused so far: each opens the folded sections it names a field of. */
+  const [refusals, setRefusals] = useState(0);
   const [saving, setSaving] = useState(false);
 
   useEffect(() => {
@@ -37,22 +42,33 @@ export function JobForm({ id }: { id?: string }) {
   if (loadError) return <Problem error={loadError} />;
   if (!values) return <Loading />;
 
+  const refuse = (refused: FieldErrors) => {
+    setErrors(refused);
+    setRefusals((count) => count + 1);
+    setSaving(false);
+  };
+
   const save = async (event: Event) => {
     event.preventDefault();
     setSaving(true);
+    const body = bodyOf(values);
     try {
-      const body = bodyOf(values);
+      // a chunk of its own (a JSON Schema validator and the API's schema), which only a save loads
+      const { scheduleMistakes, schemaMistakes } = await import('./job-checks');
+      const found = [
+        ...schemaMistakes(body),
+        ...(body.cronExpression === null ? [] : await scheduleMistakes(body.cronExpression, body.timezone ?? '')),
+      ];
+      if (found.length > 0) return refuse(fieldErrors(found));
       const job = id
         ? await ok(api.PATCH('/jobs/{id}', { params: { path: { id } }, body }))
         : await ok(api.POST('/jobs', { body }));
       navigate(`/jobs/${job.id}`, { replace: true });
     } catch (error) {
-      setErrors(
-        error instanceof ApiError && error.status < 500
-          ? fieldErrors(error.mistakes)
-          : { fields: {}, rest: [(error as Error).message] },
-      );
-      setSaving(false);
+      if (!(error instanceof ApiError) || error.status >= 500) {
+        return refuse({ fields: {}, rest: [(error as Error).message] });
+      }
+      refuse(fieldErrors(error.status === 413 ? [tooLarge(body, error.message)] : error.mistakes));
     }
   };
 
@@ -67,7 +83,8 @@ export function JobForm({ id }: { id?: string }) {
               key={section.title}
               title={section.title}
               fields={fields}
-              errors={errors.fields}
+              invalid={fields.some(({ name }) => hasErrors(errors, name))}
+              refusals={refusals}
               advanced={'advanced' in section}
               open={fields.some(({ name }) => loaded[name] !== NEW_JOB[name])}
             >
@@ -76,8 +93,11 @@ export function JobForm({ id }: { id?: string }) {
                   key={field.name}
                   field={field}
                   value={values[field.name]}
-                  error={errors.fields[field.name]}
-                  onChange={(value) => setValues({ ...values, [field.name]: value })}
+                  errors={errors.fields}
+                  onChange={(value, cell) => {
+                    setValues({ ...values, [field.name]: value });
+                    setErrors((shown) => withoutErrorsAt(shown, field.name, cell));
+                  }}
                 />,
                 // the preview follows the schedule's fields: the expression, then its zone
                 field.name === 'timezone' && (
