@@ -165,17 +165,25 @@ function saveFunction(active: boolean): string {
  * cancel notice, its stored JSON) runs as the history receives it, and the key a run took as it
  * was queued is not taken again.
  */
+/**
+ * Drops what names the table's row type or reads it by name (the event views, the claim, the JSON
+ * function), to be made again over the new table; answers the JSON function's body.
+ */
+async function dropRowTypeUsers(db: QueryRunner): Promise<string> {
+  const [{ json }] = (await db.query(
+    `SELECT regexp_replace(prosrc, '^\\s+|\\s+$', '', 'g') AS json FROM pg_proc WHERE proname = 'orbit_execution_json'`,
+  )) as [{ json: string }];
+  for (const view of ['events', 'execution_start_events', 'execution_end_events']) await db.query(`DROP VIEW ${view}`);
+  await db.query(`DROP FUNCTION orbit_claim_free(timestamptz, integer, jsonb, text)`);
+  await db.query(`DROP FUNCTION orbit_execution_json(executions)`);
+  return json;
+}
+
 export class QueueAndHistory1766433600000 implements MigrationInterface {
   name = 'QueueAndHistory1766433600000';
 
   async up(db: QueryRunner): Promise<void> {
-    const [{ json }] = (await db.query(
-      `SELECT regexp_replace(prosrc, '^\\s+|\\s+$', '', 'g') AS json FROM pg_proc WHERE proname = 'orbit_execution_json'`,
-    )) as [{ json: string }];
-    for (const view of ['events', 'execution_start_events', 'execution_end_events'])
-      await db.query(`DROP VIEW ${view}`);
-    await db.query(`DROP FUNCTION orbit_claim_free(timestamptz, integer, jsonb, text)`);
-    await db.query(`DROP FUNCTION orbit_execution_json(executions)`);
+    const json = await dropRowTypeUsers(db);
     for (const trigger of TRIGGER_NAMES) await db.query(`DROP TRIGGER ${trigger} ON executions`);
     for (const index of ['claim', 'claim_lane', 'due', 'running', 'running_lane', 'long_running']) {
       await db.query(`DROP INDEX executions_${index}_idx`);
@@ -231,13 +239,7 @@ export class QueueAndHistory1766433600000 implements MigrationInterface {
   }
 
   async down(db: QueryRunner): Promise<void> {
-    const [{ json }] = (await db.query(
-      `SELECT regexp_replace(prosrc, '^\\s+|\\s+$', '', 'g') AS json FROM pg_proc WHERE proname = 'orbit_execution_json'`,
-    )) as [{ json: string }];
-    for (const view of ['events', 'execution_start_events', 'execution_end_events'])
-      await db.query(`DROP VIEW ${view}`);
-    await db.query(`DROP FUNCTION orbit_claim_free(timestamptz, integer, jsonb, text)`);
-    await db.query(`DROP FUNCTION orbit_execution_json(executions)`);
+    const json = await dropRowTypeUsers(db);
     await db.query(`ALTER TABLE executions DETACH PARTITION executions_history`);
     for (const trigger of [
       'executions_job_outcome',
