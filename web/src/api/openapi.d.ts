@@ -1843,10 +1843,15 @@ export interface components {
             /** @example weekly-report */
             name: string;
             /**
-             * @description Its last runs that succeeded or failed: how many failed in a row
+             * @description Its last runs that succeeded or failed: how many failed in a row. A run is counted once, however many attempts it took (its retries); a run whose retry is still to come has not failed yet.
              * @example 4
              */
             failuresInRow: number;
+            /**
+             * @description Only its last 100 failed attempts were read: it failed at least `failuresInRow` runs in a row
+             * @example false
+             */
+            atLeast: boolean;
             /** @example 2026-11-30T09:00:02.000Z */
             lastFinishedAt: string;
         };
