@@ -79,6 +79,7 @@ describe('the API of the dashboard insights', () => {
 
       expect(await names({ failing: true })).toEqual([`${prefix}cancelled-after-failure`, `${prefix}failed`]);
       expect(await names({ failing: false })).toEqual([`${prefix}never-ran`, `${prefix}recovered`]);
+      expect(await names({ failing: true, ids: [failed.id, recovered.id] })).toEqual([`${prefix}failed`]);
     });
 
     it('is paged by cursor and goes with the other filters', async () => {

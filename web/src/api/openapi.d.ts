@@ -3333,6 +3333,8 @@ export interface operations {
                 name?: string;
                 /** @description Only jobs whose last run that succeeded or failed failed (true), or only the others (false); cancelled runs do not count */
                 failing?: boolean;
+                /** @description Only these jobs, up to 100 (repeat the parameter or separate the ids by commas), such as those a list of runs names; a deleted job is not listed */
+                ids?: string[];
             };
             header?: never;
             path?: never;
