@@ -123,4 +123,16 @@ describe('the dashboard as a newcomer reads it', () => {
     await failures.getByRole('link', { name: 'findings-twice' }).first().waitFor();
     await expectAccessible();
   });
+
+  it('a run that printed nothing says "Nothing yet" while it runs and "No output" once it ended', async () => {
+    const quiet = await createJob({ name: 'findings-quiet', command: 'sleep 30' });
+    const running = await runNow(quiet.id as string);
+    await reaches(running.id as string, ['RUNNING']);
+    await page.goto(`/ui/executions/${running.id}`);
+    const output = page.getByRole('region', { name: 'Output' });
+    await textOf(output, /Standard output \(stdout\)Nothing yet\./);
+    await api().post(`/executions/${running.id}/cancel`).expect(200);
+    await textOf(output, /Standard output \(stdout\)No output\.Standard error \(stderr\)No output\./);
+    expect(await output.textContent()).not.toContain('Nothing yet');
+  });
 });
