@@ -3,6 +3,7 @@ import { OrbitConfig } from '../config/orbit-config.js';
 import { JobRemovalGuards } from '../jobs/application/job-removal-guard.js';
 import { JobRuns } from '../jobs/application/job-runs.js';
 import { JobsModule } from '../jobs/jobs.module.js';
+import { Cancellations } from './application/cancellations.js';
 import { ExecutionReadModel } from './application/execution-read-model.js';
 import { ExecutionRemovalGuard } from './application/execution-removal-guard.js';
 import { ExecutionRepository } from './application/execution.repository.js';
@@ -34,6 +35,7 @@ import { SqlScheduledRuns } from './infrastructure/sql-scheduled-runs.js';
   controllers: [ExecutionsController, OverviewController],
   providers: [
     ExecutionsService,
+    Cancellations,
     JobHistoryService,
     OverviewService,
     ExecutionRemovalGuard,

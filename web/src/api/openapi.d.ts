@@ -461,6 +461,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/executions/{id}/cancellation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who cancelled a cancelled run, and when
+         * @description From the audit trail, which records who called cancel (or deleted the job of a queued run); a run that Orbit cancelled itself (the earlier run of a REPLACE job, when the next slot fires) names no one. 404 for a run that was not cancelled.
+         */
+        get: operations["ExecutionsController_cancellation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/executions/{id}/output": {
         parameters: {
             query?: never;
@@ -1756,6 +1776,29 @@ export interface components {
             items: components["schemas"]["ExecutionResponse"][];
             /** @example MjAyNi0xMS0zMFQxMDowMDowMC4wMDBafDVjM2IwYzU1LTlmOGUtNGE1MS04ZjBlLTJiMWY3ZjdlMmExMQ */
             nextCursor: string | null;
+        };
+        CancellationResponse: {
+            /**
+             * Format: uuid
+             * @example 5c3b0c55-9f8e-4a51-8f0e-2b1f7f7e2a11
+             */
+            executionId: string;
+            /**
+             * @description When it was cancelled (the run's finishedAt)
+             * @example 2026-11-30T10:00:05.000Z
+             */
+            at: string;
+            /**
+             * @description `caller`: a call of POST /executions/:id/cancel; `job_deletion`: its job was deleted while the run was queued; `scheduler`: no request did it, Orbit did: the scheduler cancels the earlier run of a REPLACE job when the next slot fires
+             * @example caller
+             * @enum {string}
+             */
+            by: "caller" | "job_deletion" | "scheduler";
+            /**
+             * @description The name of the token that cancelled it, or that deleted its job, as the audit trail recorded it; null when Orbit did it, or the trail does not say
+             * @example ops-alice
+             */
+            actor: string | null;
         };
         ExecutionOutputResponse: {
             /** @example backup done: 1.2 GB */
@@ -4657,6 +4700,72 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ExecutionResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ExecutionsController_cancellation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancellationResponse"];
                 };
             };
             /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
