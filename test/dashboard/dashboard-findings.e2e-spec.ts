@@ -78,6 +78,13 @@ describe('the dashboard as a newcomer reads it', () => {
     }
   }
 
+  async function token(name: string, role: string): Promise<string> {
+    return ((await api().post('/tokens').send({ name, role }).expect(201)).body as Body).token as string;
+  }
+
+  /** The sentence that says how the run on the page ended. */
+  const ending = () => page.getByRole('region', { name: 'How it ended' }).locator('p');
+
   async function expectAccessible(tab: Page = page): Promise<void> {
     expect({ url: tab.url(), problems: await accessibilityProblems(tab) }).toEqual({ url: tab.url(), problems: [] });
   }
@@ -134,5 +141,83 @@ describe('the dashboard as a newcomer reads it', () => {
     await api().post(`/executions/${running.id}/cancel`).expect(200);
     await textOf(output, /Standard output \(stdout\)No output\.Standard error \(stderr\)No output\./);
     expect(await output.textContent()).not.toContain('Nothing yet');
+  });
+
+  it('a cancelled run says who cancelled it and when: a caller, the deletion of its job, or Orbit replacing it', async () => {
+    const operator = await token('findings-operator', 'operator');
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const waiting = await createJob({ name: 'findings-waiting', command: 'true' });
+    const byCaller = await runNow(waiting.id as string, { runAt: later });
+    await api().post(`/executions/${byCaller.id}/cancel`).set('Authorization', `Bearer ${operator}`).expect(200);
+    const cancelled = await execution(byCaller.id as string);
+    await page.goto(`/ui/executions/${byCaller.id}`);
+    await textOf(ending(), /^Cancelled by findings-operator at /);
+    expect(await ending().locator('time').getAttribute('datetime')).toBe(cancelled.finishedAt);
+    await expectAccessible();
+
+    const doomed = await createJob({ name: 'findings-deleted', command: 'true' });
+    const byDeletion = await runNow(doomed.id as string, { runAt: later });
+    await api().delete(`/jobs/${doomed.id}`).expect(204);
+    await page.goto(`/ui/executions/${byDeletion.id}`);
+    await textOf(ending(), /^Cancelled at .+ when ORBIT_ADMIN_TOKEN deleted its job\.$/);
+
+    // every second a slot; the next one cancels the run of the one before (REPLACE)
+    const replaced = await createJob({
+      name: 'findings-replaced',
+      command: 'sleep 30',
+      cronExpression: '* * * * * *',
+      concurrencyPolicy: 'REPLACE',
+    });
+    const first = await waitFor(async () => {
+      const items = (await api().get('/executions').query({ jobId: replaced.id, status: 'CANCELLED' }).expect(200)).body
+        .items as Body[];
+      return items[0];
+    }, 'a run of findings-replaced cancelled by the next slot');
+    await api().post(`/jobs/${replaced.id}/pause`).send({}).expect(200);
+    await page.goto(`/ui/executions/${first.id}`);
+    await textOf(ending(), /^Cancelled by Orbit at .+: the job's next slot replaced it \(REPLACE\)\.$/);
+    for (const active of (await api().get('/executions').query({ jobId: replaced.id, status: 'RUNNING' })).body
+      .items as Body[]) {
+      await api().post(`/executions/${active.id}/cancel`);
+    }
+  });
+
+  it('a run stopped when its worker shut down says so, not exit code -1 alone', async () => {
+    const stopping = await createTestApp({
+      db: t.db,
+      role: 'worker',
+      env: { ORBIT_WORKER_LABELS: 'pool=stopping', ORBIT_SHUTDOWN_GRACE_SECONDS: '0' },
+    });
+    let closed = false;
+    try {
+      const job = await createJob({
+        name: 'findings-shutdown',
+        command: 'sleep 30',
+        workerSelector: { pool: 'stopping' },
+      });
+      const run = await runNow(job.id as string);
+      await reaches(run.id as string, ['RUNNING']);
+      await stopping.close();
+      closed = true;
+      const stopped = await reaches(run.id as string, ['FAILED']);
+      expect(stopped).toMatchObject({ exitCode: -1, errorMessage: expect.stringMatching(/^Worker shut down/) });
+
+      await page.goto(`/ui/jobs/${job.id}`);
+      const history = page.getByRole('region', { name: 'History' });
+      const row = history.getByRole('row').filter({ hasText: run.id.slice(0, 8) as string });
+      await textOf(row, /FAILED.*none: Worker shut down: the command was stopped after the 0s shutdown grace/);
+      expect(await row.getByRole('cell').allTextContents()).not.toContain('-1');
+
+      await page.goto(`/ui/executions/${run.id}`);
+      await textOf(
+        ending(),
+        /^Failed at .+ without an exit code of its own: Worker shut down: the command was stopped after the 0s shutdown grace\.$/,
+      );
+      const fields = page.locator('dl.fields');
+      await textOf(fields, /Exit codenone/);
+      await expectAccessible();
+    } finally {
+      if (!closed) await stopping.close();
+    }
   });
 });

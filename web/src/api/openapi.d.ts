@@ -1679,7 +1679,10 @@ export interface components {
             startedAt: string | null;
             /** @example null */
             finishedAt: string | null;
-            /** @example null */
+            /**
+             * @description The command's exit code; -1 when it gave none of its own: it could not start, its worker shut down and stopped it after the shutdown grace, or its worker was lost (errorMessage says which); null until it ends
+             * @example null
+             */
             exitCode: number | null;
             /** @example null */
             errorMessage: string | null;

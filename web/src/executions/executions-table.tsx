@@ -2,6 +2,7 @@ import type { Execution } from '../api/client';
 import { count, duration } from '../shared/format';
 import { Link } from '../shared/router';
 import { Status, Time } from '../shared/ui';
+import { exitCodeWithReason } from './exit-code';
 
 /** Runs, newest first, each linking to its page. */
 export function ExecutionsTable({
@@ -61,7 +62,7 @@ export function ExecutionsTable({
               <Time iso={execution.createdAt} />
             </td>
             <td>{duration(execution.startedAt, execution.finishedAt)}</td>
-            <td>{execution.exitCode ?? '—'}</td>
+            <td>{exitCodeWithReason(execution)}</td>
           </tr>
         ))}
       </tbody>
