@@ -220,4 +220,20 @@ describe('the dashboard as a newcomer reads it', () => {
       if (!closed) await stopping.close();
     }
   });
+
+  it('a job without a schedule shows no fire times, on its page and in its form; one run is "the last run"', async () => {
+    const manual = await createJob({ name: 'findings-manual', command: 'true' });
+    await runToTheEnd(manual.id as string);
+    await page.goto(`/ui/jobs/${manual.id}`);
+    await textOf(page.getByRole('region', { name: 'Definition' }), /Scheduleno schedule/);
+    await textOf(page.locator('.duration-chart figcaption'), /^How long the last run took/);
+    expect(await page.getByRole('heading', { name: 'Next fire times' }).count()).toBe(0);
+
+    await page.goto(`/ui/jobs/${manual.id}/edit`);
+    await page.getByRole('checkbox', { name: 'No schedule' }).waitFor();
+    expect(await page.getByRole('checkbox', { name: 'No schedule' }).isChecked()).toBe(true);
+    expect(await page.getByRole('heading', { name: 'Next fire times' }).count()).toBe(0);
+    await page.getByRole('checkbox', { name: 'No schedule' }).uncheck();
+    await page.getByRole('heading', { name: 'Next fire times' }).waitFor();
+  });
 });

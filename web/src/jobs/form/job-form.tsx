@@ -79,13 +79,9 @@ export function JobForm({ id }: { id?: string }) {
                   error={errors.fields[field.name]}
                   onChange={(value) => setValues({ ...values, [field.name]: value })}
                 />,
-                // the preview follows the schedule's fields: the expression, then its zone
-                field.name === 'timezone' && (
-                  <SchedulePreview
-                    key="preview"
-                    cron={values.noSchedule ? '' : values.cronExpression}
-                    timezone={values.timezone}
-                  />
+                // the preview follows the schedule's fields: the expression, then its zone; no schedule, no preview
+                field.name === 'timezone' && !values.noSchedule && (
+                  <SchedulePreview key="preview" cron={values.cronExpression} timezone={values.timezone} />
                 ),
               ])}
             </FormSection>
