@@ -236,4 +236,37 @@ describe('the dashboard as a newcomer reads it', () => {
     await page.getByRole('checkbox', { name: 'No schedule' }).uncheck();
     await page.getByRole('heading', { name: 'Next fire times' }).waitFor();
   });
+
+  it('a viewer opening an admin page by its address sees the refusal only, never the form', async () => {
+    const viewer = await token('findings-viewer', 'viewer');
+    const job = await createJob({ name: 'findings-admin-only', command: 'true' });
+    const tab = await openTab(browser, baseUrl);
+    try {
+      await signIn(tab.page, viewer);
+      for (const path of [
+        '/tokens',
+        '/audit',
+        '/channels',
+        '/concurrency-groups',
+        '/jobs/new',
+        `/jobs/${job.id}/edit`,
+      ]) {
+        await tab.page.goto(`/ui${path}`);
+        const main = tab.page.getByRole('main');
+        await textOf(main, /^Not allowed/);
+        expect({ path, text: await main.textContent() }).toEqual({
+          path,
+          text: 'Not allowedThis page is for admins: findings-viewer is a viewer token. Go to the overview.',
+        });
+        expect({ path, controls: await main.locator('input, select, textarea, button, form').count() }).toEqual({
+          path,
+          controls: 0,
+        });
+      }
+      await expectAccessible(tab.page);
+      expect(tab.trouble).toEqual({ errors: [], dialogs: [] });
+    } finally {
+      await tab.context.close();
+    }
+  });
 });
