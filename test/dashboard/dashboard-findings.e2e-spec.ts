@@ -1,6 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import type { Browser, Locator, Page } from 'playwright-core';
 import request from 'supertest';
+import { WorkerService } from '../../src/runtime/application/worker.service.js';
+import { ORBIT_VERSION } from '../../src/shared/orbit-version.js';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 import { accessibilityProblems, launchBrowser, openTab, PageTrouble, signIn } from './browser.js';
@@ -267,6 +269,28 @@ describe('the dashboard as a newcomer reads it', () => {
       expect(tab.trouble).toEqual({ errors: [], dialogs: [] });
     } finally {
       await tab.context.close();
+    }
+  });
+
+  it('the Workers page shows what each worker runs now, each run linked with its job, beside its labels and version', async () => {
+    const job = await createJob({ name: 'findings-busy', command: 'sleep 30' });
+    const run = await runNow(job.id as string);
+    await reaches(run.id as string, ['RUNNING']);
+    try {
+      await page.getByRole('link', { name: 'Workers' }).click();
+      const row = page.getByRole('row').filter({ hasText: t.app.get(WorkerService).id });
+      const cell = row.getByRole('cell').filter({ hasText: 'findings-busy' });
+      await cell.waitFor();
+      expect(await cell.getByRole('link', { name: /findings-busy/ }).getAttribute('href')).toBe(
+        `/ui/executions/${run.id}`,
+      );
+      await textOf(row, /zone=findings/);
+      expect(await row.textContent()).toContain(ORBIT_VERSION);
+      await expectAccessible();
+      await api().post(`/executions/${run.id}/cancel`).expect(200);
+      await waitFor(async () => ((await cell.count()) === 0 ? true : undefined), 'the cancelled run to leave the row');
+    } finally {
+      await api().post(`/executions/${run.id}/cancel`);
     }
   });
 });

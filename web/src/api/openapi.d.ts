@@ -64,7 +64,7 @@ export interface paths {
         };
         /**
          * Worker processes
-         * @description Running workers, and for a day those that stopped heartbeating (alive: false). A worker that stopped cleanly is gone.
+         * @description Running workers, and for a day those that stopped heartbeating (alive: false), each with the executions it runs now. A worker that stopped cleanly is gone.
          */
         get: operations["WorkersController_list"];
         put?: never;
@@ -829,6 +829,26 @@ export interface components {
             /** @description When the message joins several mistakes of the request (with `; `): each one, in the same order, with the path of its field */
             errors?: components["schemas"]["FieldErrorDto"][];
         };
+        HeldRunResponse: {
+            /**
+             * Format: uuid
+             * @description The execution
+             * @example 5c3b0c55-9f8e-4a51-8f0e-2b1f7f7e2a11
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 0b7d4c1e-3f4a-4f43-9a53-6a1f2f1f5a10
+             */
+            jobId: string;
+            /**
+             * @description Null only when the job went
+             * @example nightly-backup
+             */
+            jobName: string | null;
+            /** @example 2026-11-30T10:04:12.000Z */
+            startedAt: string;
+        };
         WorkerResponse: {
             /** @example host-a:4242:1f2e3d */
             id: string;
@@ -885,6 +905,8 @@ export interface components {
              * @example 2
              */
             cpus: number | null;
+            /** @description The executions it runs now (RUNNING, held by it), oldest first, each with its job */
+            executions: components["schemas"]["HeldRunResponse"][];
         };
         WorkerListResponse: {
             items: components["schemas"]["WorkerResponse"][];
