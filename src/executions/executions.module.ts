@@ -4,7 +4,7 @@ import { JobRemovalGuards } from '../jobs/application/job-removal-guard.js';
 import { JobRuns } from '../jobs/application/job-runs.js';
 import { JobsModule } from '../jobs/jobs.module.js';
 import { WorkerRuns } from '../workers/application/worker-runs.js';
-import { Cancellations } from './application/cancellations.js';
+import { Cancellations, ReplacingRuns } from './application/cancellations.js';
 import { ExecutionReadModel } from './application/execution-read-model.js';
 import { ExecutionRemovalGuard } from './application/execution-removal-guard.js';
 import { ExecutionRepository } from './application/execution.repository.js';
@@ -27,6 +27,7 @@ import { SqlExecutionReadModel } from './infrastructure/sql-execution-read-model
 import { SqlJobHistory } from './infrastructure/sql-job-history.js';
 import { SqlRunsOverview } from './infrastructure/sql-runs-overview.js';
 import { SqlRunningExecutions } from './infrastructure/sql-running-executions.js';
+import { SqlReplacingRuns } from './infrastructure/sql-replacing-runs.js';
 import { SqlExecutionOutputRepository } from './infrastructure/sql-execution-output.repository.js';
 import { SqlExecutionRetentionRepository } from './infrastructure/sql-execution-retention.repository.js';
 import { SqlExecutionRepository } from './infrastructure/sql-execution.repository.js';
@@ -52,6 +53,7 @@ import { SqlScheduledRuns } from './infrastructure/sql-scheduled-runs.js';
     { provide: ScheduledRuns, useClass: SqlScheduledRuns },
     { provide: RunsOverview, useClass: SqlRunsOverview },
     { provide: RunningExecutions, useClass: SqlRunningExecutions },
+    { provide: ReplacingRuns, useClass: SqlReplacingRuns },
     WorkerRunsFromExecutions,
     {
       provide: OutputPolls,

@@ -177,7 +177,11 @@ describe('the dashboard as a newcomer reads it', () => {
     }, 'a run of findings-replaced cancelled by the next slot');
     await api().post(`/jobs/${replaced.id}/pause`).send({}).expect(200);
     await page.goto(`/ui/executions/${first.id}`);
-    await textOf(ending(), /^Cancelled by Orbit at .+: the job's next slot replaced it \(REPLACE\)\.$/);
+    await textOf(ending(), /^Cancelled by Orbit at .+: the run of the next slot replaced it \(REPLACE\)\.$/);
+    const replacing = (await api().get(`/executions/${first.id}/cancellation`).expect(200)).body as Body;
+    expect(await ending().getByRole('link', { name: 'the run of the next slot' }).getAttribute('href')).toBe(
+      `/ui/executions/${replacing.replacedBy}`,
+    );
     for (const active of (await api().get('/executions').query({ jobId: replaced.id, status: 'RUNNING' })).body
       .items as Body[]) {
       await api().post(`/executions/${active.id}/cancel`);

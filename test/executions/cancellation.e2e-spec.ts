@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { ExecutionsService } from '../../src/executions/application/executions.service.js';
+import { SchedulerService } from '../../src/runtime/application/scheduler.service.js';
 import type { Schema } from '../support/api-types.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { createJob } from '../support/jobs.js';
@@ -49,6 +50,7 @@ describe('the cancellation of a run', () => {
       at: new Date(Date.parse(run.createdAt) + 5_000).toISOString(),
       by: 'caller',
       actor: operator.name,
+      replacedBy: null,
     });
   });
 
@@ -60,18 +62,52 @@ describe('the cancellation of a run', () => {
       at: clock.now().toISOString(),
       by: 'job_deletion',
       actor: 'ORBIT_ADMIN_TOKEN',
+      replacedBy: null,
     });
   });
 
-  it('a run Orbit cancelled itself, as the scheduler does for a REPLACE job, names no caller', async () => {
+  it("a run the scheduler cancelled for a REPLACE job's next slot names that slot's run, and no caller", async () => {
+    const scheduling = await createTestApp({ role: 'all', init: false, clock, db: t.db });
+    try {
+      const job = await createJob(t, {
+        command: 'true',
+        cronExpression: '*/10 * * * * *',
+        concurrencyPolicy: 'REPLACE',
+      });
+      const scheduler = scheduling.app.get(SchedulerService);
+      const runs = async () =>
+        ((await api().get('/executions').query({ jobId: job.id }).expect(200)).body.items as Execution[]).reverse();
+      const passAtNextSlot = async () => {
+        clock.set(new Date(Math.floor(clock.now().getTime() / 10_000) * 10_000 + 10_000));
+        await scheduler.pass(clock.now());
+      };
+      await passAtNextSlot();
+      await passAtNextSlot();
+      const [replaced, next] = await runs();
+      expect([replaced!.status, next!.status]).toEqual(['CANCELLED', 'QUEUED']);
+      expect((await api().get(`/executions/${replaced!.id}/cancellation`).expect(200)).body).toEqual({
+        executionId: replaced!.id,
+        at: replaced!.finishedAt,
+        by: 'scheduler',
+        actor: null,
+        replacedBy: next!.id,
+      });
+      await api().patch(`/jobs/${job.id}`).send({ enabled: false }).expect(200);
+    } finally {
+      await scheduling.close();
+    }
+  });
+
+  it('a run whose cancel neither the trail nor a replacing run shows is unknown: ask again', async () => {
     const run = await queued();
-    // what the scheduler does to an earlier run of a REPLACE job: no request, so no trail
+    // as in the moment between a cancel's change and its entry in the trail
     await t.app.get(ExecutionsService).cancel(run.id);
     expect((await api().get(`/executions/${run.id}/cancellation`).expect(200)).body).toEqual({
       executionId: run.id,
       at: clock.now().toISOString(),
-      by: 'scheduler',
+      by: 'unknown',
       actor: null,
+      replacedBy: null,
     });
   });
 

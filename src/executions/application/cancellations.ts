@@ -9,9 +9,10 @@ import { ExecutionsService } from './executions.service.js';
 /**
  * Who cancels a run: a caller of POST /executions/:id/cancel; the deletion of its job (its queued
  * runs go with it); or, with no request at all, the scheduler, which cancels the earlier run of a
- * REPLACE job when the next slot fires.
+ * REPLACE job when the next slot fires. `unknown` when none of these shows: the trail records a
+ * request just after the change it made, so a read in between finds no entry yet.
  */
-export const CANCELLERS = ['caller', 'job_deletion', 'scheduler'] as const;
+export const CANCELLERS = ['caller', 'job_deletion', 'scheduler', 'unknown'] as const;
 export type Canceller = (typeof CANCELLERS)[number];
 
 export interface Cancellation {
@@ -21,6 +22,14 @@ export interface Cancellation {
   by: Canceller;
   /** The token's name, as the audit trail recorded it; null when no request did it, or the trail no longer says. */
   actor: string | null;
+  /** The scheduler's: the run of the next slot, which replaced it. */
+  replacedBy: string | null;
+}
+
+/** A read model of this module: the runs that replace another. */
+export abstract class ReplacingRuns {
+  /** A run of the schedule of `jobId`, other than `exceptId`, created from `from` to `to` (both in); null when none. */
+  abstract scheduledBetween(jobId: string, exceptId: string, from: Date, to: Date): Promise<string | null>;
 }
 
 /**
@@ -29,6 +38,11 @@ export interface Cancellation {
  * newest-first index however long the trail is.
  */
 const RECORDED_WITHIN_MS = 60_000;
+/**
+ * A scheduler's pass queues the next slot's run as of the instant it began, after it cancelled
+ * the earlier run: moments before the cancel, never after it.
+ */
+const REPLACED_WITHIN_MS = 10_000;
 
 /** How a cancelled run came to be cancelled, from the run and the audit trail (the run stores no caller). */
 @Injectable()
@@ -37,6 +51,7 @@ export class Cancellations {
     private readonly executions: ExecutionsService,
     private readonly audit: AuditLog,
     private readonly jobs: JobsService,
+    private readonly replacing: ReplacingRuns,
   ) {}
 
   async of(id: string): Promise<Cancellation> {
@@ -45,12 +60,19 @@ export class Cancellations {
     if (execution.status !== ExecutionStatus.CANCELLED || at === null) {
       throw new NotFoundError(`Execution ${id} was not cancelled: it is ${execution.status}`);
     }
+    const found = { executionId: id, at, actor: null, replacedBy: null };
     const cancel = await this.recorded('execution.cancelled', id, at);
-    if (cancel) return { executionId: id, at, by: 'caller', actor: cancel.actor };
+    if (cancel) return { ...found, by: 'caller', actor: cancel.actor };
     const deletion = await this.recorded('job.deleted', execution.jobId, at);
     const jobGone = !(await this.jobs.namesOf([execution.jobId])).has(execution.jobId);
-    if (deletion || jobGone) return { executionId: id, at, by: 'job_deletion', actor: deletion?.actor ?? null };
-    return { executionId: id, at, by: 'scheduler', actor: null };
+    if (deletion || jobGone) return { ...found, by: 'job_deletion', actor: deletion?.actor ?? null };
+    const replacedBy = await this.replacing.scheduledBetween(
+      execution.jobId,
+      id,
+      new Date(at.getTime() - REPLACED_WITHIN_MS),
+      at,
+    );
+    return replacedBy ? { ...found, by: 'scheduler', replacedBy } : { ...found, by: 'unknown' };
   }
 
   private async recorded(action: AuditedAction, targetId: string, at: Date): Promise<AuditEvent | undefined> {

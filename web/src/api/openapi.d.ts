@@ -1814,16 +1814,22 @@ export interface components {
              */
             at: string;
             /**
-             * @description `caller`: a call of POST /executions/:id/cancel; `job_deletion`: its job was deleted while the run was queued; `scheduler`: no request did it, Orbit did: the scheduler cancels the earlier run of a REPLACE job when the next slot fires
+             * @description `caller`: a call of POST /executions/:id/cancel; `job_deletion`: its job was deleted while the run was queued; `scheduler`: no request did it, Orbit did: the scheduler cancels the earlier run of a REPLACE job when the next slot fires (`replacedBy`); `unknown`: none of these shows, as in the moment between a cancel and its entry in the audit trail: ask again
              * @example caller
              * @enum {string}
              */
-            by: "caller" | "job_deletion" | "scheduler";
+            by: "caller" | "job_deletion" | "scheduler" | "unknown";
             /**
              * @description The name of the token that cancelled it, or that deleted its job, as the audit trail recorded it; null when Orbit did it, or the trail does not say
              * @example ops-alice
              */
             actor: string | null;
+            /**
+             * Format: uuid
+             * @description The scheduler's: the run of the job's next slot, which replaced it
+             * @example null
+             */
+            replacedBy: string | null;
         };
         ExecutionOutputResponse: {
             /** @example backup done: 1.2 GB */

@@ -12,7 +12,8 @@ export class CancellationResponse {
     description:
       '`caller`: a call of POST /executions/:id/cancel; `job_deletion`: its job was deleted while the run was ' +
       'queued; `scheduler`: no request did it, Orbit did: the scheduler cancels the earlier run of a REPLACE job ' +
-      'when the next slot fires',
+      'when the next slot fires (`replacedBy`); `unknown`: none of these shows, as in the moment between a cancel ' +
+      'and its entry in the audit trail: ask again',
   })
   by!: string;
   @ApiProperty({
@@ -24,6 +25,14 @@ export class CancellationResponse {
       'Orbit did it, or the trail does not say',
   })
   actor!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    format: 'uuid',
+    example: null,
+    description: "The scheduler's: the run of the job's next slot, which replaced it",
+  })
+  replacedBy!: string | null;
 
   static from(cancellation: Cancellation): CancellationResponse {
     return { ...cancellation, at: cancellation.at.toISOString() };
