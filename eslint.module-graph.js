@@ -12,7 +12,7 @@ export const MODULE_GRAPH = {
   audit: ['shared'],
   workers: ['shared', 'config'],
   jobs: ['shared'],
-  executions: ['shared', 'config', 'jobs', 'workers'],
+  executions: ['shared', 'config', 'jobs', 'workers', 'audit'],
   events: ['shared', 'config'],
   observability: ['shared', 'config', 'executions'],
   runtime: ['shared', 'config', 'jobs', 'executions', 'events', 'workers'],

@@ -3,6 +3,8 @@ import { OrbitConfig } from '../config/orbit-config.js';
 import { JobRemovalGuards } from '../jobs/application/job-removal-guard.js';
 import { JobRuns } from '../jobs/application/job-runs.js';
 import { JobsModule } from '../jobs/jobs.module.js';
+import { WorkerRuns } from '../workers/application/worker-runs.js';
+import { Cancellations, ReplacingRuns } from './application/cancellations.js';
 import { ExecutionReadModel } from './application/execution-read-model.js';
 import { ExecutionRemovalGuard } from './application/execution-removal-guard.js';
 import { ExecutionRepository } from './application/execution.repository.js';
@@ -14,6 +16,7 @@ import { JobHistoryService } from './application/job-history.service.js';
 import { OUTPUT_POLL_MS, OutputPolls } from './application/output-polls.js';
 import { OverviewService } from './application/overview.service.js';
 import { RunsOverview } from './application/runs-overview.js';
+import { RunningExecutions, WorkerRunsFromExecutions } from './application/running-executions.js';
 import { RetentionAlarms } from './application/retention-alarms.js';
 import { RetentionHealthRepository } from './application/retention-health.repository.js';
 import { RetrySettings } from './application/retry-settings.js';
@@ -23,6 +26,8 @@ import { OverviewController } from './http/overview.controller.js';
 import { SqlExecutionReadModel } from './infrastructure/sql-execution-read-model.js';
 import { SqlJobHistory } from './infrastructure/sql-job-history.js';
 import { SqlRunsOverview } from './infrastructure/sql-runs-overview.js';
+import { SqlRunningExecutions } from './infrastructure/sql-running-executions.js';
+import { SqlReplacingRuns } from './infrastructure/sql-replacing-runs.js';
 import { SqlExecutionOutputRepository } from './infrastructure/sql-execution-output.repository.js';
 import { SqlExecutionRetentionRepository } from './infrastructure/sql-execution-retention.repository.js';
 import { SqlExecutionRepository } from './infrastructure/sql-execution.repository.js';
@@ -34,6 +39,7 @@ import { SqlScheduledRuns } from './infrastructure/sql-scheduled-runs.js';
   controllers: [ExecutionsController, OverviewController],
   providers: [
     ExecutionsService,
+    Cancellations,
     JobHistoryService,
     OverviewService,
     ExecutionRemovalGuard,
@@ -46,6 +52,9 @@ import { SqlScheduledRuns } from './infrastructure/sql-scheduled-runs.js';
     { provide: JobHistory, useClass: SqlJobHistory },
     { provide: ScheduledRuns, useClass: SqlScheduledRuns },
     { provide: RunsOverview, useClass: SqlRunsOverview },
+    { provide: RunningExecutions, useClass: SqlRunningExecutions },
+    { provide: ReplacingRuns, useClass: SqlReplacingRuns },
+    WorkerRunsFromExecutions,
     {
       provide: OutputPolls,
       inject: [ExecutionsService],
@@ -74,10 +83,19 @@ import { SqlScheduledRuns } from './infrastructure/sql-scheduled-runs.js';
 export class ExecutionsModule {
   /**
    * The jobs module asks its removal guards before a job goes, and reads the runs of its jobs
-   * from JobRuns: this module's guard and history are bound there.
+   * from JobRuns; the workers module reads what each worker runs from WorkerRuns: this module's
+   * guard, history and running executions are bound there.
    */
-  constructor(guards: JobRemovalGuards, guard: ExecutionRemovalGuard, runs: JobRuns, history: JobHistoryService) {
+  constructor(
+    guards: JobRemovalGuards,
+    guard: ExecutionRemovalGuard,
+    runs: JobRuns,
+    history: JobHistoryService,
+    workerRuns: WorkerRuns,
+    running: WorkerRunsFromExecutions,
+  ) {
     guards.register(guard);
     runs.bind(history);
+    workerRuns.bind(running);
   }
 }

@@ -163,6 +163,13 @@ const ENDPOINTS: Endpoint[] = [
     target: async (fx) => ({ path: `/executions/${(await fx.execution('QUEUED')).id}/output` }),
   },
   {
+    method: 'get',
+    route: '/executions/{id}/cancellation',
+    min: 'viewer',
+    success: 200,
+    target: async (fx) => ({ path: `/executions/${(await fx.execution('CANCELLED')).id}/cancellation` }),
+  },
+  {
     method: 'post',
     route: '/executions/{id}/start',
     min: 'operator',

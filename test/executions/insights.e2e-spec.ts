@@ -79,6 +79,7 @@ describe('the API of the dashboard insights', () => {
 
       expect(await names({ failing: true })).toEqual([`${prefix}cancelled-after-failure`, `${prefix}failed`]);
       expect(await names({ failing: false })).toEqual([`${prefix}never-ran`, `${prefix}recovered`]);
+      expect(await names({ failing: true, ids: [failed.id, recovered.id] })).toEqual([`${prefix}failed`]);
     });
 
     it('is paged by cursor and goes with the other filters', async () => {
@@ -238,11 +239,58 @@ describe('the API of the dashboard insights', () => {
           job.name.startsWith(prefix),
         );
       expect(await failing()).toEqual([
-        { jobId: often.id, name: often.name, failuresInRow: 5, lastFinishedAt: expect.any(String) },
-        { jobId: thrice.id, name: thrice.name, failuresInRow: 3, lastFinishedAt: expect.any(String) },
+        { jobId: often.id, name: often.name, failuresInRow: 5, atLeast: false, lastFinishedAt: expect.any(String) },
+        { jobId: thrice.id, name: thrice.name, failuresInRow: 3, atLeast: false, lastFinishedAt: expect.any(String) },
       ]);
       await run(often.id, 'succeed');
       expect((await failing()).map((job) => job.jobId)).toEqual([thrice.id]);
+    });
+
+    it('counts runs, not attempts: a run and its retries are one run, and a run still retrying has not failed', async () => {
+      const failing = async () =>
+        ((await api().get('/overview').expect(200)).body as Overview).failingRepeatedly.filter((job) =>
+          job.name.startsWith(prefix),
+        );
+      /** A run whose every attempt fails: each retry the API queues is started and failed in turn. */
+      const failEveryAttempt = async (jobId: string) => {
+        let attempt = await run(jobId, 'fail');
+        for (;;) {
+          const retries = (await api().get('/executions').query({ retryOf: attempt.id }).expect(200)).body
+            .items as Execution[];
+          if (retries.length === 0) return;
+          await act(retries[0]!.id, 'start');
+          clock.advance(1000);
+          attempt = await act(retries[0]!.id, 'fail', { exitCode: 2, errorMessage: 'x' });
+        }
+      };
+      const retried = await nextJob({ maxRetries: 2 });
+      const fewRuns = await nextJob({ maxRetries: 4 });
+      for (let i = 0; i < 3; i++) await failEveryAttempt(retried.id);
+      for (let i = 0; i < 2; i++) await failEveryAttempt(fewRuns.id);
+      // a third run of fewRuns: its first attempt failed, its retry waits
+      const retrying = await run(fewRuns.id, 'fail');
+
+      expect(await failing()).toEqual([
+        { jobId: retried.id, name: retried.name, failuresInRow: 3, atLeast: false, lastFinishedAt: expect.any(String) },
+      ]);
+      const [retry] = (await api().get('/executions').query({ retryOf: retrying.id }).expect(200)).body
+        .items as Execution[];
+      await act(retry!.id, 'cancel');
+      await failEveryAttempt(fewRuns.id);
+      // as many failed runs: the latest failure first
+      expect((await failing()).map((job) => [job.name, job.failuresInRow])).toEqual([
+        [fewRuns.name, 3],
+        [retried.name, 3],
+      ]);
+    });
+
+    it('reads at most the last 100 failed attempts of a job, and says when there may be more', async () => {
+      const job = await nextJob();
+      for (let i = 0; i < 101; i++) await run(job.id, 'fail');
+      const [failing] = ((await api().get('/overview').expect(200)).body as Overview).failingRepeatedly.filter(
+        (listed) => listed.jobId === job.id,
+      );
+      expect(failing).toMatchObject({ failuresInRow: 100, atLeast: true });
     });
   });
 });

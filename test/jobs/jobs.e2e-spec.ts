@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { Schema } from '../support/api-types.js';
 import { FakeClock } from '../support/fake-clock.js';
@@ -869,5 +870,44 @@ describe('GET /jobs?name= (search by name)', () => {
       .query({ name: 'x'.repeat(201) });
     expect(res.status).toBe(400);
     expect(res.body.message).toContain('name');
+  });
+});
+
+describe('GET /jobs?ids= (the jobs a page names, by id)', () => {
+  let t: TestApp;
+  const api = () => request(t.app.getHttpServer());
+  const listed = async (query: Record<string, unknown>): Promise<string[]> => {
+    const res = await api().get('/jobs').query(query);
+    expect(res.status).toBe(200);
+    return (res.body as Schema<'JobPageResponse'>).items.map((j) => j.name).sort();
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('lists the live jobs among the ids, given by repeating the parameter or by commas; a deleted one is left out', async () => {
+    const [a, b, c, gone] = await Promise.all(
+      ['ids-a', 'ids-b', 'ids-c', 'ids-gone'].map(
+        async (name) => (await api().post('/jobs').send(validJob({ name })).expect(201)).body as Job,
+      ),
+    );
+    await api().delete(`/jobs/${gone!.id}`).expect(204);
+    await expect(listed({ ids: [a!.id, c!.id, gone!.id] })).resolves.toEqual(['ids-a', 'ids-c']);
+    await expect(listed({ ids: `${b!.id},${c!.id}`, name: 'ids-c' })).resolves.toEqual(['ids-c']);
+    await expect(listed({ ids: randomUUID() })).resolves.toEqual([]);
+  });
+
+  it.each([
+    ['an id that is no UUID', { ids: 'not-a-uuid' }, 'each of ids must be a UUID'],
+    ['101 ids', { ids: Array.from({ length: 101 }, () => randomUUID()).join(',') }, 'ids may name at most 100 jobs'],
+  ])('refuses %s with 400 naming it', async (_, query, message) => {
+    const res = await api().get('/jobs').query(query);
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body.message)).toContain(message);
   });
 });

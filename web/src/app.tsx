@@ -1,6 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { Link, useLocation, type Location } from './shared/router';
 import { SessionGate, useSession } from './auth/session';
+import { Refused } from './auth/refused';
+import type { Role } from './api/client';
 import { AuditPage } from './audit/audit';
 import { ChannelsPage } from './channels/channels';
 import { ConcurrencyGroupsPage } from './concurrency-groups/concurrency-groups';
@@ -16,19 +18,19 @@ import { WorkersPage } from './workers/workers';
 
 const UUID = '([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})';
 
-/** Each page by the path below /ui/ that shows it. */
-const ROUTES: Array<[RegExp, (match: string[], location: Location) => ComponentChildren]> = [
+/** Each page by the path below /ui/ that shows it, and the role it is for when not every reader's. */
+const ROUTES: Array<[RegExp, (match: string[], location: Location) => ComponentChildren, Role?]> = [
   [/^\/$/, () => <OverviewPage />],
   [/^\/jobs$/, (_, location) => <JobsPage query={location.query} />],
-  [/^\/jobs\/new$/, () => <JobForm />],
+  [/^\/jobs\/new$/, () => <JobForm />, 'admin'],
   [new RegExp(`^/jobs/${UUID}$`), ([, id], location) => <JobPage id={id!} query={location.query} />],
-  [new RegExp(`^/jobs/${UUID}/edit$`), ([, id]) => <JobForm id={id} />],
+  [new RegExp(`^/jobs/${UUID}/edit$`), ([, id]) => <JobForm id={id} />, 'admin'],
   [new RegExp(`^/executions/${UUID}$`), ([, id]) => <ExecutionPage id={id!} />],
   [/^\/workers$/, () => <WorkersPage />],
-  [/^\/tokens$/, (_, location) => <TokensPage query={location.query} />],
-  [/^\/audit$/, (_, location) => <AuditPage query={location.query} />],
-  [/^\/channels$/, (_, location) => <ChannelsPage query={location.query} />],
-  [/^\/concurrency-groups$/, () => <ConcurrencyGroupsPage />],
+  [/^\/tokens$/, (_, location) => <TokensPage query={location.query} />, 'admin'],
+  [/^\/audit$/, (_, location) => <AuditPage query={location.query} />, 'admin'],
+  [/^\/channels$/, (_, location) => <ChannelsPage query={location.query} />, 'admin'],
+  [/^\/concurrency-groups$/, () => <ConcurrencyGroupsPage />, 'admin'],
 ];
 
 function section(path: string): string {
@@ -80,8 +82,10 @@ function Layout({ children }: { children: ComponentChildren }) {
 
 function Page() {
   const location = useLocation();
-  for (const [pattern, render] of ROUTES) {
+  const session = useSession();
+  for (const [pattern, render, role] of ROUTES) {
     const match = pattern.exec(location.path);
+    if (match && role && !session.can(role)) return <Refused role={role} />;
     if (match) return <>{render([...match], location)}</>;
   }
   return <NotFound />;

@@ -65,11 +65,12 @@ export class JobHistoryService extends JobRunHistory {
   }
 
   /**
-   * Live jobs that failed at least `minInRow` times in a row, most first. Deleted jobs keep
-   * their record, so a few more are read than shown.
+   * Live jobs whose last `minInRow` runs or more failed, most first. Deleted jobs keep their
+   * record, so a few more are read than shown; the failed runs of each are counted from its
+   * attempts, so only that many jobs are looked at (see JobHistory).
    */
-  async failingRepeatedly(minInRow: number, limit: number): Promise<NamedFailingJob[]> {
-    const failing = await this.history.failingRepeatedly(minInRow, limit * 4);
+  async failingRepeatedly(minInRow: number, limit: number, attemptsRead: number): Promise<NamedFailingJob[]> {
+    const failing = await this.history.failingRepeatedly(minInRow, limit * 4, attemptsRead);
     const names = await this.jobs.namesOf(failing.map((job) => job.jobId));
     return failing
       .flatMap((job) => {

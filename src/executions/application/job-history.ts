@@ -9,10 +9,12 @@ export interface JobExecutionStats {
   p95Ms: number | null;
 }
 
-/** A job whose last runs failed, as many in a row as `failuresInRow`. */
+/** A job whose last runs failed, as many in a row as `failuresInRow` (runs: a run and its retries are one). */
 export interface FailingJob {
   jobId: string;
   failuresInRow: number;
+  /** Only the last of its failed attempts were read: it failed at least `failuresInRow` runs in a row. */
+  atLeast: boolean;
   lastFinishedAt: Date;
 }
 
@@ -29,6 +31,10 @@ export abstract class JobHistory {
   abstract recentRuns(jobIds: readonly string[], count: number): Promise<Map<string, RecentRun[]>>;
   /** The jobs whose last run that succeeded or failed failed (of every job that ever ran: deleted ones too). */
   abstract failingJobIds(): Promise<string[]>;
-  /** The jobs that failed at least `minInRow` times in a row, most failures first. */
-  abstract failingRepeatedly(minInRow: number, limit: number): Promise<FailingJob[]>;
+  /**
+   * Of the `candidates` jobs with the most failed attempts in a row, those whose last `minInRow`
+   * runs or more failed, most failed runs first; each counted from its last `attemptsRead` failed
+   * attempts at most.
+   */
+  abstract failingRepeatedly(minInRow: number, candidates: number, attemptsRead: number): Promise<FailingJob[]>;
 }

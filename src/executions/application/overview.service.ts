@@ -12,8 +12,10 @@ export const OVERVIEW = {
   countLimit: 10_000,
   /** A queued run this long past its due instant is late. */
   lateAfterSeconds: 60,
-  /** Failures in a row that make a job fail repeatedly. */
+  /** Failed runs in a row that make a job fail repeatedly. */
   failuresInRow: 3,
+  /** A job's failed runs are counted among its last this many failed attempts (a run may take several). */
+  failedAttemptsRead: 100,
   /** Jobs listed in each list. */
   listed: 10,
 } as const;
@@ -49,7 +51,7 @@ export class OverviewService {
         OVERVIEW.countLimit,
       ),
       this.jobs.dueWithin(windowMs, OVERVIEW.listed, OVERVIEW.countLimit),
-      this.history.failingRepeatedly(OVERVIEW.failuresInRow, OVERVIEW.listed),
+      this.history.failingRepeatedly(OVERVIEW.failuresInRow, OVERVIEW.listed, OVERVIEW.failedAttemptsRead),
     ]);
     return {
       at,

@@ -23,12 +23,14 @@ import { Audited } from '../../shared/http/audited.decorator.js';
 import { EmptyBodyDto } from '../../shared/http/empty-body.dto.js';
 import { EventStreams } from '../../shared/http/event-streams.js';
 import { StreamLimits } from '../../shared/http/stream-limits.js';
+import { Cancellations } from '../application/cancellations.js';
 import { ExecutionsService } from '../application/executions.service.js';
 import { OutputPolls } from '../application/output-polls.js';
 import { followOutput, OutputEvent } from '../application/output-stream.js';
 import { ExecutionOutputResponse, ExecutionPageResponse, ExecutionResponse } from './dto/execution.response.js';
 import { ListExecutionsQuery } from './dto/list-executions.query.js';
 import { BackfillDto, BackfillResponse } from './dto/backfill.dto.js';
+import { CancellationResponse } from './dto/cancellation.response.js';
 import { RunRequestDto } from './dto/run-request.dto.js';
 import { RUN_REQUEST_LIMITS } from '../domain/run-requests.js';
 import { FailDto, SucceedDto } from './dto/transition.dto.js';
@@ -81,6 +83,7 @@ export class ExecutionsController implements BeforeApplicationShutdown {
 
   constructor(
     private readonly executions: ExecutionsService,
+    private readonly cancellations: Cancellations,
     private readonly polls: OutputPolls,
     private readonly clock: Clock,
     limits: StreamLimits,
@@ -137,6 +140,20 @@ export class ExecutionsController implements BeforeApplicationShutdown {
   @Header('Content-Type', JSON_CONTENT)
   async get(@Param('id', ParseUUIDPipe) id: string): Promise<string> {
     return this.executions.getJson(id);
+  }
+
+  @Get('executions/:id/cancellation')
+  @ApiOperation({
+    summary: 'Who cancelled a cancelled run, and when',
+    description:
+      'From the audit trail, which records who called cancel (or deleted the job of a queued run); a run that ' +
+      'Orbit cancelled itself (the earlier run of a REPLACE job, when the next slot fires) names no one. ' +
+      '404 for a run that was not cancelled.',
+  })
+  @ApiOkResponse({ type: CancellationResponse })
+  @ApiErrors(400, 404)
+  async cancellation(@Param('id', ParseUUIDPipe) id: string): Promise<CancellationResponse> {
+    return CancellationResponse.from(await this.cancellations.of(id));
   }
 
   @Get('executions/:id/output')

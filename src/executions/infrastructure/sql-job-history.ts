@@ -3,6 +3,29 @@ import { Database } from '../../shared/infrastructure/database.js';
 import type { LastExecution, RecentRun } from '../../jobs/application/job-runs.js';
 import { FailingJob, JobExecutionStats, JobHistory } from '../application/job-history.js';
 
+/**
+ * job_outcomes counts failed attempts in a row; a run that retried holds several of them. So
+ * among the jobs with the most ($2), the newest failed attempts of the streak (at most $3, by
+ * executions_finished_idx) are read, and those that earned no retry (executions_retry_of_idx)
+ * are the runs that failed: an attempt whose retry is queued, runs or was cancelled ended no
+ * failed run. A job with at least $1 such runs is listed, most first.
+ */
+const FAILING_RUNS = `SELECT o.job_id, streak.runs, o.failures_in_row > $3 AS at_least, o.last_finished_at
+  FROM (SELECT job_id, failures_in_row, last_finished_at FROM job_outcomes
+         WHERE failures_in_row >= $1 AND failures_in_row > 0
+         ORDER BY failures_in_row DESC, job_id LIMIT $2) AS o
+  CROSS JOIN LATERAL (
+    SELECT count(*)::int AS runs
+      FROM (SELECT e.id FROM executions e
+             WHERE e.job_id = o.job_id AND e.finished_at IS NOT NULL AND e.finished_at <= o.last_finished_at
+               AND e.status = 'FAILED'
+             ORDER BY e.finished_at DESC
+             LIMIT least(o.failures_in_row, $3)) AS attempt
+     WHERE NOT EXISTS (SELECT 1 FROM executions r WHERE r.retry_of = attempt.id)
+  ) AS streak
+ WHERE streak.runs >= $1
+ ORDER BY streak.runs DESC, o.last_finished_at DESC, o.job_id`;
+
 @Injectable()
 export class SqlJobHistory extends JobHistory {
   constructor(private readonly db: Database) {
@@ -95,16 +118,15 @@ export class SqlJobHistory extends JobHistory {
     return rows.map((row) => row.job_id);
   }
 
-  async failingRepeatedly(minInRow: number, limit: number): Promise<FailingJob[]> {
-    const rows = await this.db.rows<{ job_id: string; failures_in_row: number; last_finished_at: Date }>(
-      `SELECT job_id, failures_in_row, last_finished_at FROM job_outcomes
-        WHERE failures_in_row >= $1 AND failures_in_row > 0
-        ORDER BY failures_in_row DESC, job_id LIMIT $2`,
-      [minInRow, limit],
+  async failingRepeatedly(minInRow: number, candidates: number, attemptsRead: number): Promise<FailingJob[]> {
+    const rows = await this.db.rows<{ job_id: string; runs: number; at_least: boolean; last_finished_at: Date }>(
+      FAILING_RUNS,
+      [minInRow, candidates, attemptsRead],
     );
     return rows.map((row) => ({
       jobId: row.job_id,
-      failuresInRow: row.failures_in_row,
+      failuresInRow: row.runs,
+      atLeast: row.at_least,
       lastFinishedAt: new Date(row.last_finished_at),
     }));
   }

@@ -51,11 +51,12 @@ export class JobsController {
   @ApiErrors(400)
   async list(@Query() query: ListJobsQuery): Promise<JobPageResponse> {
     const failing = query.failing === undefined ? undefined : await this.runs.failingJobIds();
+    const onlyFailing = query.failing === true ? failing : undefined;
     const page = await this.jobs.list(
       {
         enabled: query.enabled,
         nameContains: query.name,
-        ids: query.failing === true ? failing : undefined,
+        ids: query.ids && onlyFailing ? query.ids.filter((id) => onlyFailing.includes(id)) : (query.ids ?? onlyFailing),
         exceptIds: query.failing === false ? failing : undefined,
       },
       query.toPageRequest(),

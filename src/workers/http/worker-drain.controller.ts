@@ -7,6 +7,7 @@ import { NotFoundError } from '../../shared/domain/domain-errors.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { Audited } from '../../shared/http/audited.decorator.js';
 import { WorkerRegistry } from '../application/worker-registry.js';
+import { WorkerRuns } from '../application/worker-runs.js';
 import { LISTED_FOR_MS, WorkerResponse, workerResponse } from './workers.controller.js';
 
 /** Drain and resume (operator): what a worker claims, set in the registry it heartbeats to. */
@@ -17,6 +18,7 @@ import { LISTED_FOR_MS, WorkerResponse, workerResponse } from './workers.control
 export class WorkerDrainController {
   constructor(
     private readonly registry: WorkerRegistry,
+    private readonly runs: WorkerRuns,
     private readonly clock: Clock,
     private readonly config: OrbitConfig,
   ) {}
@@ -49,6 +51,7 @@ export class WorkerDrainController {
     if (!(await this.registry.setDraining(id, draining))) throw new NotFoundError(`Worker ${id} not found`);
     const worker = (await this.registry.recent(new Date(now - LISTED_FOR_MS))).find((w) => w.id === id);
     if (!worker) throw new NotFoundError(`Worker ${id} not found`);
-    return workerResponse(worker, now, this.config.leaseSeconds);
+    const runs = await this.runs.runningOn([id]);
+    return workerResponse(worker, runs.get(id) ?? [], now, this.config.leaseSeconds);
   }
 }

@@ -5,9 +5,21 @@ import { Clock } from '../../shared/domain/clock.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { ORBIT_VERSION } from '../../shared/orbit-version.js';
 import { WorkerInfo, WorkerRegistry } from '../application/worker-registry.js';
+import { HeldRun, WorkerRuns } from '../application/worker-runs.js';
 
 /** Workers that stopped beating are listed this long (as not alive) before they drop off. */
 export const LISTED_FOR_MS = 24 * 3600 * 1000;
+
+export class HeldRunResponse {
+  @ApiProperty({ format: 'uuid', example: '5c3b0c55-9f8e-4a51-8f0e-2b1f7f7e2a11', description: 'The execution' })
+  id!: string;
+  @ApiProperty({ format: 'uuid', example: '0b7d4c1e-3f4a-4f43-9a53-6a1f2f1f5a10' })
+  jobId!: string;
+  @ApiProperty({ type: String, nullable: true, example: 'nightly-backup', description: 'Null only when the job went' })
+  jobName!: string | null;
+  @ApiProperty({ example: '2026-11-30T10:04:12.000Z' })
+  startedAt!: string;
+}
 
 export class WorkerResponse {
   @ApiProperty({ example: 'host-a:4242:1f2e3d' })
@@ -52,6 +64,11 @@ export class WorkerResponse {
   loadAverage!: number | null;
   @ApiProperty({ type: Number, nullable: true, example: 2, description: 'The CPUs its process may use' })
   cpus!: number | null;
+  @ApiProperty({
+    type: [HeldRunResponse],
+    description: 'The executions it runs now (RUNNING, held by it), oldest first, each with its job',
+  })
+  executions!: HeldRunResponse[];
 }
 
 class WorkerListResponse {
@@ -65,6 +82,7 @@ class WorkerListResponse {
 export class WorkersController {
   constructor(
     private readonly registry: WorkerRegistry,
+    private readonly runs: WorkerRuns,
     private readonly clock: Clock,
     private readonly config: OrbitConfig,
   ) {}
@@ -73,24 +91,27 @@ export class WorkersController {
   @ApiOperation({
     summary: 'Worker processes',
     description:
-      'Running workers, and for a day those that stopped heartbeating (alive: false). A worker that stopped cleanly is gone.',
+      'Running workers, and for a day those that stopped heartbeating (alive: false), each with the executions it ' +
+      'runs now. A worker that stopped cleanly is gone.',
   })
   @ApiOkResponse({ type: WorkerListResponse })
   @ApiErrors()
   async list(): Promise<WorkerListResponse> {
     const now = this.clock.now().getTime();
     const workers = await this.registry.recent(new Date(now - LISTED_FOR_MS));
-    return { items: workers.map((w) => workerResponse(w, now, this.config.leaseSeconds)) };
+    const runs = await this.runs.runningOn(workers.map((w) => w.id));
+    return { items: workers.map((w) => workerResponse(w, runs.get(w.id) ?? [], now, this.config.leaseSeconds)) };
   }
 }
 
 /** A worker as GET /workers shows it at `now`, alive while its heartbeat is within `leaseSeconds`. */
-export function workerResponse(w: WorkerInfo, now: number, leaseSeconds: number): WorkerResponse {
+export function workerResponse(w: WorkerInfo, runs: HeldRun[], now: number, leaseSeconds: number): WorkerResponse {
   return {
     ...w,
     labels: { ...w.labels },
     startedAt: w.startedAt.toISOString(),
     lastHeartbeatAt: w.lastHeartbeatAt.toISOString(),
     alive: w.lastHeartbeatAt.getTime() > now - leaseSeconds * 1000,
+    executions: runs.map((run) => ({ ...run, startedAt: run.startedAt.toISOString() })),
   };
 }

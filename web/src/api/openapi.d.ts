@@ -64,7 +64,7 @@ export interface paths {
         };
         /**
          * Worker processes
-         * @description Running workers, and for a day those that stopped heartbeating (alive: false). A worker that stopped cleanly is gone.
+         * @description Running workers, and for a day those that stopped heartbeating (alive: false), each with the executions it runs now. A worker that stopped cleanly is gone.
          */
         get: operations["WorkersController_list"];
         put?: never;
@@ -461,6 +461,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/executions/{id}/cancellation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who cancelled a cancelled run, and when
+         * @description From the audit trail, which records who called cancel (or deleted the job of a queued run); a run that Orbit cancelled itself (the earlier run of a REPLACE job, when the next slot fires) names no one. 404 for a run that was not cancelled.
+         */
+        get: operations["ExecutionsController_cancellation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/executions/{id}/output": {
         parameters: {
             query?: never;
@@ -809,6 +829,26 @@ export interface components {
             /** @description When the message joins several mistakes of the request (with `; `): each one, in the same order, with the path of its field */
             errors?: components["schemas"]["FieldErrorDto"][];
         };
+        HeldRunResponse: {
+            /**
+             * Format: uuid
+             * @description The execution
+             * @example 5c3b0c55-9f8e-4a51-8f0e-2b1f7f7e2a11
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 0b7d4c1e-3f4a-4f43-9a53-6a1f2f1f5a10
+             */
+            jobId: string;
+            /**
+             * @description Null only when the job went
+             * @example nightly-backup
+             */
+            jobName: string | null;
+            /** @example 2026-11-30T10:04:12.000Z */
+            startedAt: string;
+        };
         WorkerResponse: {
             /** @example host-a:4242:1f2e3d */
             id: string;
@@ -865,6 +905,8 @@ export interface components {
              * @example 2
              */
             cpus: number | null;
+            /** @description The executions it runs now (RUNNING, held by it), oldest first, each with its job */
+            executions: components["schemas"]["HeldRunResponse"][];
         };
         WorkerListResponse: {
             items: components["schemas"]["WorkerResponse"][];
@@ -1659,7 +1701,10 @@ export interface components {
             startedAt: string | null;
             /** @example null */
             finishedAt: string | null;
-            /** @example null */
+            /**
+             * @description The command's exit code; -1 when it gave none of its own: it could not start, its worker shut down and stopped it after the shutdown grace, or its worker was lost (errorMessage says which); null until it ends
+             * @example null
+             */
             exitCode: number | null;
             /** @example null */
             errorMessage: string | null;
@@ -1757,6 +1802,35 @@ export interface components {
             /** @example MjAyNi0xMS0zMFQxMDowMDowMC4wMDBafDVjM2IwYzU1LTlmOGUtNGE1MS04ZjBlLTJiMWY3ZjdlMmExMQ */
             nextCursor: string | null;
         };
+        CancellationResponse: {
+            /**
+             * Format: uuid
+             * @example 5c3b0c55-9f8e-4a51-8f0e-2b1f7f7e2a11
+             */
+            executionId: string;
+            /**
+             * @description When it was cancelled (the run's finishedAt)
+             * @example 2026-11-30T10:00:05.000Z
+             */
+            at: string;
+            /**
+             * @description `caller`: a call of POST /executions/:id/cancel; `job_deletion`: its job was deleted while the run was queued; `scheduler`: no request did it, Orbit did: the scheduler cancels the earlier run of a REPLACE job when the next slot fires (`replacedBy`); `unknown`: none of these shows, as in the moment between a cancel and its entry in the audit trail: ask again
+             * @example caller
+             * @enum {string}
+             */
+            by: "caller" | "job_deletion" | "scheduler" | "unknown";
+            /**
+             * @description The name of the token that cancelled it, or that deleted its job, as the audit trail recorded it; null when Orbit did it, or the trail does not say
+             * @example ops-alice
+             */
+            actor: string | null;
+            /**
+             * Format: uuid
+             * @description The scheduler's: the run of the job's next slot, which replaced it
+             * @example null
+             */
+            replacedBy: string | null;
+        };
         ExecutionOutputResponse: {
             /** @example backup done: 1.2 GB */
             stdout: string;
@@ -1843,10 +1917,15 @@ export interface components {
             /** @example weekly-report */
             name: string;
             /**
-             * @description Its last runs that succeeded or failed: how many failed in a row
+             * @description Its last runs that succeeded or failed: how many failed in a row. A run is counted once, however many attempts it took (its retries); a run whose retry is still to come has not failed yet.
              * @example 4
              */
             failuresInRow: number;
+            /**
+             * @description Only its last 100 failed attempts were read: it failed at least `failuresInRow` runs in a row
+             * @example false
+             */
+            atLeast: boolean;
             /** @example 2026-11-30T09:00:02.000Z */
             lastFinishedAt: string;
         };
@@ -3328,6 +3407,8 @@ export interface operations {
                 name?: string;
                 /** @description Only jobs whose last run that succeeded or failed failed (true), or only the others (false); cancelled runs do not count */
                 failing?: boolean;
+                /** @description Only these jobs, up to 100 (repeat the parameter or separate the ids by commas), such as those a list of runs names; a deleted job is not listed */
+                ids?: string[];
             };
             header?: never;
             path?: never;
@@ -4650,6 +4731,72 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ExecutionResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ExecutionsController_cancellation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancellationResponse"];
                 };
             };
             /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */

@@ -9,6 +9,8 @@ import { useLive } from '../live/use-live';
 import { Link } from '../shared/router';
 import { useSession } from '../auth/session';
 import { ExecutionOrigin } from './execution-origin';
+import { exitCodeText } from './exit-code';
+import { RunEnding } from './run-ending';
 
 const ACTIVE = new Set(['QUEUED', 'RUNNING']);
 /** Workers store output about every second. */
@@ -76,6 +78,7 @@ export function ExecutionPage({ id }: { id: string }) {
         </div>
       )}
       <Problem error={problem ?? live.error} />
+      <RunEnding execution={e} />
       <WaitingFor execution={e} />
       <dl class="fields">
         <dt>Status</dt>
@@ -121,7 +124,7 @@ export function ExecutionPage({ id }: { id: string }) {
         <dt>Timeout</dt>
         <dd>{seconds(e.timeoutSeconds)}</dd>
         <dt>Exit code</dt>
-        <dd>{e.exitCode ?? '—'}</dd>
+        <dd>{exitCodeText(e)}</dd>
         <dt>Error</dt>
         <dd>{e.errorMessage ?? '—'}</dd>
         <dt>Worker</dt>

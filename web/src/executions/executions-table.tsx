@@ -2,6 +2,7 @@ import type { Execution } from '../api/client';
 import { count, duration } from '../shared/format';
 import { Link } from '../shared/router';
 import { Status, Time } from '../shared/ui';
+import { exitCodeWithReason } from './exit-code';
 
 /** Runs, newest first, each linking to its page. */
 export function ExecutionsTable({
@@ -9,12 +10,15 @@ export function ExecutionsTable({
   empty,
   caption,
   withCommand = false,
+  jobNames,
 }: {
   items: Execution[];
   empty: string;
   caption?: string;
   /** For runs of several jobs: what each ran. */
   withCommand?: boolean;
+  /** For runs of several jobs: each one's job, named and linked (a deleted job by its id). */
+  jobNames?: ReadonlyMap<string, string>;
 }) {
   if (items.length === 0) return <p>{empty}</p>;
   return (
@@ -23,6 +27,7 @@ export function ExecutionsTable({
       <thead>
         <tr>
           <th scope="col">Run</th>
+          {jobNames && <th scope="col">Job</th>}
           {withCommand && <th scope="col">Command</th>}
           <th scope="col">Status</th>
           <th scope="col">Trigger</th>
@@ -38,6 +43,11 @@ export function ExecutionsTable({
             <td>
               <Link href={`/executions/${execution.id}`}>{execution.id.slice(0, 8)}</Link>
             </td>
+            {jobNames && (
+              <td>
+                <JobName id={execution.jobId} names={jobNames} />
+              </td>
+            )}
             {withCommand && (
               <td>
                 <code class="command">{execution.command}</code>
@@ -52,10 +62,16 @@ export function ExecutionsTable({
               <Time iso={execution.createdAt} />
             </td>
             <td>{duration(execution.startedAt, execution.finishedAt)}</td>
-            <td>{execution.exitCode ?? '—'}</td>
+            <td>{exitCodeWithReason(execution)}</td>
           </tr>
         ))}
       </tbody>
     </table>
   );
+}
+
+function JobName({ id, names }: { id: string; names: ReadonlyMap<string, string> }) {
+  const name = names.get(id);
+  if (name === undefined) return <span title={id}>{id.slice(0, 8)} (deleted)</span>;
+  return <Link href={`/jobs/${id}`}>{name}</Link>;
 }

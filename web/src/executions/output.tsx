@@ -29,12 +29,23 @@ function Ansi({ text }: { text: string }) {
   );
 }
 
-function Stream({ name, label, text }: { name: 'stdout' | 'stderr'; label: string; text: string }) {
+function Stream({
+  name,
+  label,
+  text,
+  following,
+}: {
+  name: 'stdout' | 'stderr';
+  label: string;
+  text: string;
+  /** Still queued or running: what is empty now may fill. */
+  following: boolean;
+}) {
   return (
     <div class={`stream stream-${name}`}>
       <h3 id={`output-${name}`}>{label}</h3>
       {text === '' ? (
-        <p class="empty">Nothing yet.</p>
+        <p class="empty">{following ? 'Nothing yet.' : 'No output.'}</p>
       ) : (
         <pre aria-labelledby={`output-${name}`} tabIndex={0}>
           <Ansi text={text} />
@@ -50,8 +61,8 @@ export function OutputView({ output, following }: { output: ExecutionOutput | un
       <h2 id="output-heading">Output</h2>
       {following && <p class="following">Following while it runs…</p>}
       {output?.truncated && <p class="note">Older output was dropped: only the last part of each stream is kept.</p>}
-      <Stream name="stdout" label="Standard output (stdout)" text={output?.stdout ?? ''} />
-      <Stream name="stderr" label="Standard error (stderr)" text={output?.stderr ?? ''} />
+      <Stream name="stdout" label="Standard output (stdout)" text={output?.stdout ?? ''} following={following} />
+      <Stream name="stderr" label="Standard error (stderr)" text={output?.stderr ?? ''} following={following} />
     </section>
   );
 }

@@ -31,8 +31,8 @@ export function DurationChart({ runs }: { runs: readonly RecentRun[] }) {
     <figure class="duration-chart">
       <div ref={plot} class="plot" role="img" aria-label={`Chart of durations. ${runsInWords(runs)}`} />
       <figcaption>
-        How long each of the last {count(runs.length)} runs took, oldest left; <span class="legend-failed">●</span>{' '}
-        failed.
+        {runs.length === 1 ? 'How long the last run took' : `How long each of the last ${count(runs.length)} runs took`}
+        , oldest left; <span class="legend-failed">●</span> failed.
         {problem && <span class="problem"> {problem}</span>}
       </figcaption>
     </figure>

@@ -183,7 +183,7 @@ export function JobPage({ id, query }: { id: string; query: URLSearchParams }) {
         </dl>
       </section>
 
-      {j.enabled && (
+      {j.enabled && j.cronExpression !== null && (
         <section aria-labelledby="next-runs">
           <h2 id="next-runs">Next fire times</h2>
           <Problem error={nextRuns.error} />

@@ -1,6 +1,6 @@
 import type { components } from '../api/openapi';
 import { api, ok, type Job, type OrbitEvent } from '../api/client';
-import { count, dateTime } from '../shared/format';
+import { count, counted, dateTime } from '../shared/format';
 import { useLive } from '../live/use-live';
 import { Link, withQuery } from '../shared/router';
 import { Problem, Status } from '../shared/ui';
@@ -58,7 +58,8 @@ function explain(slot: Slot) {
         m.policy === 'RUN_ONCE' && m.firedSlot
           ? `collapsed into one run of ${dateTime(m.firedSlot)} (RUN_ONCE)`
           : 'dropped (SKIP)';
-      return `${REASONS[slot.reason ?? 'no_scheduler']}; ${count(m.count)}${m.countCapped ? '+' : ''} slot(s) ${what}`;
+      const slots = m.countCapped ? `${count(m.count)}+ slots` : counted(m.count, 'slot');
+      return `${REASONS[slot.reason ?? 'no_scheduler']}; ${slots} ${what}`;
     }
     case 'paused':
       return 'the job was paused';

@@ -2,11 +2,12 @@ import { api, ok, type ExecutionStatus } from '../api/client';
 import type { components } from '../api/openapi';
 import { ExecutionsTable } from '../executions/executions-table';
 import { Loading, PageTitle, Problem, Status, Time } from '../shared/ui';
-import { count, seconds } from '../shared/format';
+import { count, lastOf, seconds } from '../shared/format';
 import { isExecutionEvent } from '../live/concerns';
 import { useLive } from '../live/use-live';
 import { Link, withQuery } from '../shared/router';
 import { Schedule } from '../jobs/jobs';
+import { jobNames } from '../jobs/job-names';
 
 type Overview = components['schemas']['OverviewResponse'];
 
@@ -34,7 +35,8 @@ export function OverviewPage() {
         recent('FAILED', 10),
         ok(api.GET('/workers')),
       ]);
-      return { overview, running, failed, workers: workers.items };
+      const names = await jobNames([...running.items, ...failed.items].map((execution) => execution.jobId));
+      return { overview, running, failed, names, workers: workers.items };
     },
     [],
     // heartbeats are not in the stream: lost workers show up on the slow poll; so do late runs
@@ -102,8 +104,9 @@ export function OverviewPage() {
             )}
             {o.failingRepeatedly.map((job) => (
               <li key={job.jobId}>
-                <Link href={`/jobs/${job.jobId}`}>{job.name}</Link> failed its last {count(job.failuresInRow)} runs
-                (last <Time iso={job.lastFinishedAt} />
+                <Link href={`/jobs/${job.jobId}`}>{job.name}</Link> failed its{' '}
+                {job.atLeast ? `last ${count(job.failuresInRow)}+ runs` : lastOf(job.failuresInRow, 'run')} (last{' '}
+                <Time iso={job.lastFinishedAt} />
                 ).
               </li>
             ))}
@@ -132,11 +135,23 @@ export function OverviewPage() {
 
       <section aria-labelledby="running-now">
         <h2 id="running-now">Running now</h2>
-        <ExecutionsTable items={data.running.items} empty="Nothing runs now." caption="Running now" withCommand />
+        <ExecutionsTable
+          items={data.running.items}
+          empty="Nothing runs now."
+          caption="Running now"
+          jobNames={data.names}
+          withCommand
+        />
       </section>
       <section aria-labelledby="recent-failures">
         <h2 id="recent-failures">Recent failures</h2>
-        <ExecutionsTable items={data.failed.items} empty="No failed run." caption="Recent failures" withCommand />
+        <ExecutionsTable
+          items={data.failed.items}
+          empty="No failed run."
+          caption="Recent failures"
+          jobNames={data.names}
+          withCommand
+        />
       </section>
 
       <section aria-labelledby="due">

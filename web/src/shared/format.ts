@@ -99,3 +99,13 @@ export function count(n: number): string {
 export function decimal(n: number): string {
   return UP_TO_THREE_DECIMALS.format(n);
 }
+
+/** A count with its noun in the number it needs: "1 run", "3 runs". */
+export function counted(n: number, one: string, many = `${one}s`): string {
+  return `${count(n)} ${n === 1 ? one : many}`;
+}
+
+/** The last of something, counted: "last run", "last 3 runs". */
+export function lastOf(n: number, one: string, many = `${one}s`): string {
+  return n === 1 ? `last ${one}` : `last ${counted(n, one, many)}`;
+}

@@ -5,6 +5,7 @@ import { startsOrEnds } from '../live/concerns';
 import { useLive } from '../live/use-live';
 import { WorkerLabels } from './placement';
 import { WorkerDrain } from './worker-drain';
+import { Link } from '../shared/router';
 
 const HEARTBEAT_POLL_MS = 15_000;
 
@@ -33,6 +34,7 @@ export function WorkersPage() {
               <th scope="col">Worker</th>
               <th scope="col">State</th>
               <th scope="col">Running</th>
+              <th scope="col">Runs now</th>
               <th scope="col">Host load</th>
               <th scope="col">Last heartbeat</th>
               <th scope="col">Started</th>
@@ -53,6 +55,9 @@ export function WorkersPage() {
                 <td>{worker.alive ? (worker.draining ? 'draining' : 'live') : 'lost'}</td>
                 <td>
                   {count(worker.running)} of {count(worker.concurrency)}
+                </td>
+                <td>
+                  <HeldRuns worker={worker} />
                 </td>
                 <td>
                   <HostLoad worker={worker} />
@@ -77,6 +82,21 @@ export function WorkersPage() {
         </table>
       )}
     </>
+  );
+}
+
+/** The runs a worker holds now, each linked, named by its job. */
+function HeldRuns({ worker }: { worker: Worker }) {
+  if (worker.executions.length === 0) return <>—</>;
+  return (
+    <ul class="plain">
+      {worker.executions.map((run) => (
+        <li key={run.id}>
+          <Link href={`/executions/${run.id}`}>{run.jobName ?? `${run.jobId.slice(0, 8)} (deleted)`}</Link>, since{' '}
+          <Time iso={run.startedAt} />
+        </li>
+      ))}
+    </ul>
   );
 }
 

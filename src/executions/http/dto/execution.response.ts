@@ -42,7 +42,14 @@ export class ExecutionResponse {
   startedAt!: string | null;
   @ApiProperty({ type: String, nullable: true, example: null })
   finishedAt!: string | null;
-  @ApiProperty({ type: Number, nullable: true, example: null })
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: null,
+    description:
+      "The command's exit code; -1 when it gave none of its own: it could not start, its worker shut down and " +
+      'stopped it after the shutdown grace, or its worker was lost (errorMessage says which); null until it ends',
+  })
   exitCode!: number | null;
   @ApiProperty({ type: String, nullable: true, example: null })
   errorMessage!: string | null;

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { Overview } from '../../application/overview.service.js';
+import { OVERVIEW, type Overview } from '../../application/overview.service.js';
 import { ExecutionCountsResponse } from '../../../jobs/http/dto/job.response.js';
 
 export class RunsNowResponse {
@@ -47,8 +47,18 @@ export class FailingJobResponse {
   jobId!: string;
   @ApiProperty({ example: 'weekly-report' })
   name!: string;
-  @ApiProperty({ example: 4, description: 'Its last runs that succeeded or failed: how many failed in a row' })
+  @ApiProperty({
+    example: 4,
+    description:
+      'Its last runs that succeeded or failed: how many failed in a row. A run is counted once, however many ' +
+      'attempts it took (its retries); a run whose retry is still to come has not failed yet.',
+  })
   failuresInRow!: number;
+  @ApiProperty({
+    example: false,
+    description: `Only its last ${OVERVIEW.failedAttemptsRead} failed attempts were read: it failed at least \`failuresInRow\` runs in a row`,
+  })
+  atLeast!: boolean;
   @ApiProperty({ example: '2026-11-30T09:00:02.000Z' })
   lastFinishedAt!: string;
 }
@@ -110,6 +120,7 @@ export class OverviewResponse {
         jobId: job.jobId,
         name: job.name,
         failuresInRow: job.failuresInRow,
+        atLeast: job.atLeast,
         lastFinishedAt: job.lastFinishedAt.toISOString(),
       })),
     };

@@ -1,8 +1,12 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import { JOB_LIMITS } from '../../domain/job.js';
+import { CommaList } from '../../../shared/http/comma-list.js';
 import { ListQueryDto } from '../../../shared/http/list-query.dto.js';
+
+/** As many as a page holds. */
+const MAX_IDS = 100;
 
 /** GET /jobs: a page of jobs, filtered. */
 export class ListJobsQuery extends ListQueryDto {
@@ -31,4 +35,18 @@ export class ListJobsQuery extends ListQueryDto {
   @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
   @IsBoolean({ message: 'failing must be true or false' })
   failing?: boolean;
+
+  @ApiPropertyOptional({
+    type: [String],
+    format: 'uuid',
+    description:
+      `Only these jobs, up to ${MAX_IDS} (repeat the parameter or separate the ids by commas), such as those a list ` +
+      'of runs names; a deleted job is not listed',
+  })
+  @IsOptional()
+  @CommaList()
+  @IsArray()
+  @ArrayMaxSize(MAX_IDS, { message: `ids may name at most ${MAX_IDS} jobs` })
+  @IsUUID('all', { each: true, message: 'each of ids must be a UUID' })
+  ids?: string[];
 }

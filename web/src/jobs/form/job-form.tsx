@@ -99,13 +99,9 @@ export function JobForm({ id }: { id?: string }) {
                     setErrors((shown) => withoutErrorsAt(shown, field.name, cell));
                   }}
                 />,
-                // the preview follows the schedule's fields: the expression, then its zone
-                field.name === 'timezone' && (
-                  <SchedulePreview
-                    key="preview"
-                    cron={values.noSchedule ? '' : values.cronExpression}
-                    timezone={values.timezone}
-                  />
+                // the preview follows the schedule's fields: the expression, then its zone; no schedule, no preview
+                field.name === 'timezone' && !values.noSchedule && (
+                  <SchedulePreview key="preview" cron={values.cronExpression} timezone={values.timezone} />
                 ),
               ])}
             </FormSection>
