@@ -2,6 +2,7 @@ import type { Execution } from '../api/client';
 import { count, duration } from '../shared/format';
 import { Link } from '../shared/router';
 import { Status, Time } from '../shared/ui';
+import { Table } from '../shared/table';
 
 /** Runs, newest first, each linking to its page. */
 export function ExecutionsTable({
@@ -18,7 +19,7 @@ export function ExecutionsTable({
 }) {
   if (items.length === 0) return <p>{empty}</p>;
   return (
-    <table>
+    <Table label={caption ?? 'Runs'}>
       {caption && <caption class="visually-hidden">{caption}</caption>}
       <thead>
         <tr>
@@ -36,11 +37,15 @@ export function ExecutionsTable({
         {items.map((execution) => (
           <tr key={execution.id}>
             <td>
-              <Link href={`/executions/${execution.id}`}>{execution.id.slice(0, 8)}</Link>
+              <Link href={`/executions/${execution.id}`}>
+                <code>{execution.id.slice(0, 8)}</code>
+              </Link>
             </td>
             {withCommand && (
               <td>
-                <code class="command">{execution.command}</code>
+                <code class="command" title={execution.command}>
+                  {execution.command}
+                </code>
               </td>
             )}
             <td>
@@ -56,6 +61,6 @@ export function ExecutionsTable({
           </tr>
         ))}
       </tbody>
-    </table>
+    </Table>
   );
 }
