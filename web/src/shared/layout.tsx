@@ -33,26 +33,28 @@ export function Layout({ children }: { children: ComponentChildren }) {
           Skip to the page
         </a>
         <header class="sidebar">
-          <span class="brand">Orbit</span>
-          <nav aria-label="Main">
-            <ul>
-              {links.map(([href, label]) => (
-                <li key={href}>
-                  <Link href={href} aria-current={section(path) === href ? 'page' : undefined}>
-                    {label}
-                  </Link>
-                </li>
-              ))}
-            </ul>
-          </nav>
-          <DisplaySettings utc={utc} />
-          <div class="who">
-            <span>
-              {session.me.name} ({session.me.role})
-            </span>
-            <button type="button" class="quiet" onClick={session.signOut}>
-              Sign out
-            </button>
+          <div class="sidebar-content">
+            <span class="brand">Orbit</span>
+            <nav aria-label="Main">
+              <ul>
+                {links.map(([href, label]) => (
+                  <li key={href}>
+                    <Link href={href} aria-current={section(path) === href ? 'page' : undefined}>
+                      {label}
+                    </Link>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+            <DisplaySettings utc={utc} />
+            <div class="who">
+              <span>
+                {session.me.name} ({session.me.role})
+              </span>
+              <button type="button" class="quiet" onClick={session.signOut}>
+                Sign out
+              </button>
+            </div>
           </div>
         </header>
         <main id="main">{children}</main>
