@@ -186,7 +186,7 @@ describe('screenshots of the dashboard, compared with their baselines', () => {
         } finally {
           await context.close();
         }
-      }, 90_000);
+      }, 180_000);
     },
   );
 
