@@ -1,6 +1,12 @@
 import AxeBuilder from '@axe-core/playwright';
 import chromium from '@sparticuz/chromium';
-import { chromium as playwright, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import {
+  chromium as playwright,
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  type Page,
+} from 'playwright-core';
 
 /**
  * Flags of @sparticuz/chromium's serverless defaults left out: two would weaken what the tests
@@ -26,14 +32,16 @@ export interface PageTrouble {
 
 /**
  * A tab of its own (its own sessionStorage, so its own sign-in), watched for trouble. `locale` is
- * the browser's language (navigator.language, Accept-Language), British English unless given.
+ * the browser's language (navigator.language, Accept-Language), British English unless given;
+ * `options` change the rest (the window's size, the colour scheme, the time zone).
  */
 export async function openTab(
   browser: Browser,
   baseUrl: string,
   locale = 'en-GB',
+  options: BrowserContextOptions = {},
 ): Promise<{ context: BrowserContext; page: Page; trouble: PageTrouble }> {
-  const context = await browser.newContext({ baseURL: baseUrl, timezoneId: 'UTC', locale });
+  const context = await browser.newContext({ baseURL: baseUrl, timezoneId: 'UTC', locale, ...options });
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
   const trouble: PageTrouble = { errors: [], dialogs: [] };

@@ -17,7 +17,7 @@ const RECORD_CANVAS_TEXT = `
 
 /** What the job page shows in one browser language: its dates, its run lengths, its chart's axes. */
 interface Shown {
-  /** The History table's instants, as written on the page. */
+  /** The History table's instants, as written on the page (in their titles: the cells say how long ago). */
   times: string[];
   /** The History table's "Took" cells. */
   took: string[];
@@ -66,7 +66,9 @@ describe('the dashboard in the browser’s language', () => {
               return drawn.includes('seconds') ? drawn : undefined;
             }, 'the chart drawn');
       return {
-        times: await history.locator('tbody time').allTextContents(),
+        times: await history
+          .locator('tbody time')
+          .evaluateAll((times: { title: string }[]) => times.map((t) => t.title)),
         took: await tookCells(page),
         axes,
         trouble: { errors: [...trouble.errors, ...failed], dialogs: trouble.dialogs },

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { Link, useLocation, type Location } from './shared/router';
+import { useLocation, type Location } from './shared/router';
 import { SessionGate, useSession } from './auth/session';
 import { Refused } from './auth/refused';
 import type { Role } from './api/client';
@@ -10,6 +10,7 @@ import { ExecutionPage } from './executions/execution';
 import { JobForm } from './jobs/form/job-form';
 import { JobPage } from './jobs/job';
 import { JobsPage } from './jobs/jobs';
+import { Layout } from './shared/layout';
 import { NotFound } from './shared/not-found';
 import { OverviewPage } from './overview/overview';
 import { SignIn } from './auth/sign-in';
@@ -32,53 +33,6 @@ const ROUTES: Array<[RegExp, (match: string[], location: Location) => ComponentC
   [/^\/channels$/, (_, location) => <ChannelsPage query={location.query} />, 'admin'],
   [/^\/concurrency-groups$/, () => <ConcurrencyGroupsPage />, 'admin'],
 ];
-
-function section(path: string): string {
-  return path === '/' ? '/' : `/${path.split('/')[1]}`;
-}
-
-function Layout({ children }: { children: ComponentChildren }) {
-  const session = useSession();
-  const { path } = useLocation();
-  const links: Array<[string, string]> = [
-    ['/', 'Overview'],
-    ['/jobs', 'Jobs'],
-    ['/workers', 'Workers'],
-    ...(session.can('admin')
-      ? ([
-          ['/tokens', 'Tokens'],
-          ['/audit', 'Audit'],
-          ['/channels', 'Channels'],
-          ['/concurrency-groups', 'Concurrency groups'],
-        ] as Array<[string, string]>)
-      : []),
-  ];
-  return (
-    <>
-      <header class="top">
-        <span class="brand">Orbit</span>
-        <nav aria-label="Main">
-          <ul>
-            {links.map(([href, label]) => (
-              <li key={href}>
-                <Link href={href} aria-current={section(path) === href ? 'page' : undefined}>
-                  {label}
-                </Link>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <span class="who">
-          {session.me.name} ({session.me.role})
-        </span>
-        <button type="button" class="quiet" onClick={session.signOut}>
-          Sign out
-        </button>
-      </header>
-      <main>{children}</main>
-    </>
-  );
-}
 
 function Page() {
   const location = useLocation();

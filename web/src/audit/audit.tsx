@@ -3,6 +3,7 @@ import { AuditFilterForm, auditFilters, auditHref, auditQuery, isFiltered } from
 import { Loading, PageTitle, Problem, Time } from '../shared/ui';
 import { useLive } from '../live/use-live';
 import { Link, withQuery } from '../shared/router';
+import { Clip, Table } from '../shared/table';
 
 export function AuditPage({ query }: { query: URLSearchParams }) {
   const cursor = query.get('cursor') ?? undefined;
@@ -24,7 +25,7 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
       {!audit.data && !audit.error && <Loading />}
       {audit.data?.items.length === 0 && <p>{isFiltered(filters) ? 'No change matches.' : 'No change yet.'}</p>}
       {audit.data && audit.data.items.length > 0 && (
-        <table>
+        <Table label="Audit">
           <thead>
             <tr>
               <th scope="col">When</th>
@@ -45,13 +46,13 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
                 <td class="nowrap">
                   <Target action={event.action} id={event.targetId} details={event.details} />
                 </td>
-                <td>
+                <td class="wrap">
                   <Details action={event.action} details={event.details} />
                 </td>
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
       <nav aria-label="Pages" class="pager">
         {cursor && <Link href={auditHref(filters)}>Newest</Link>}
@@ -82,11 +83,11 @@ function Target({ action, id, details: { name } }: { action: string; id: string 
   const label = name ?? (action.startsWith('execution.') ? `run ${id.slice(0, 8)}` : id);
   const href = targetHref(action, id);
   return href ? (
-    <span title={id}>
-      <Link href={href}>{label}</Link>
-    </span>
+    <Link href={href} class="clip" title={label === id ? id : `${label} (${id})`}>
+      {label}
+    </Link>
   ) : (
-    <span title={id}>{name ?? <code>{id}</code>}</span>
+    <Clip text={name ? `${name} (${id})` : id}>{name ?? <code>{id}</code>}</Clip>
   );
 }
 

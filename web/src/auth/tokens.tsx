@@ -4,6 +4,7 @@ import { Confirm } from '../shared/confirm';
 import { Loading, PageTitle, Problem, Time } from '../shared/ui';
 import { useLive } from '../live/use-live';
 import { Link, withQuery } from '../shared/router';
+import { Clip, Table } from '../shared/table';
 
 export function TokensPage({ query }: { query: URLSearchParams }) {
   const cursor = query.get('cursor') ?? undefined;
@@ -84,7 +85,7 @@ export function TokensPage({ query }: { query: URLSearchParams }) {
       <Problem error={tokens.error} />
       {!tokens.data && !tokens.error && <Loading />}
       {tokens.data && (
-        <table>
+        <Table label="Tokens">
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -98,7 +99,9 @@ export function TokensPage({ query }: { query: URLSearchParams }) {
           <tbody>
             {tokens.data.items.map((token) => (
               <tr key={token.id}>
-                <td>{token.name}</td>
+                <td>
+                  <Clip text={token.name} />
+                </td>
                 <td>{token.role}</td>
                 <td>
                   <Time iso={token.createdAt} />
@@ -116,7 +119,7 @@ export function TokensPage({ query }: { query: URLSearchParams }) {
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
       <nav aria-label="Pages" class="pager">
         {cursor && <Link href="/tokens">First page</Link>}

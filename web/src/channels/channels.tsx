@@ -7,6 +7,7 @@ import { Loading, PageTitle, Problem } from '../shared/ui';
 import { useLive } from '../live/use-live';
 import { Link, navigate, withQuery } from '../shared/router';
 import { count } from '../shared/format';
+import { Clip, Table } from '../shared/table';
 
 type Channel = components['schemas']['ChannelResponse'];
 type ChannelType = Channel['type'];
@@ -203,7 +204,7 @@ export function ChannelsPage({ query }: { query: URLSearchParams }) {
         </p>
       )}
       {channels.data && channels.data.items.length > 0 && (
-        <table>
+        <Table label="Channels">
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -220,10 +221,14 @@ export function ChannelsPage({ query }: { query: URLSearchParams }) {
             {channels.data.items.map((channel) => (
               <tr key={channel.id}>
                 <td>
-                  <Link href={withQuery('/channels', { channel: channel.id })}>{channel.name}</Link>
+                  <Link href={withQuery('/channels', { channel: channel.id })} class="clip" title={channel.name}>
+                    {channel.name}
+                  </Link>
                 </td>
                 <td>{channel.type}</td>
-                <td class="sends-to">{sendsTo(channel)}</td>
+                <td>
+                  <Clip text={sendsTo(channel)} size="wide" />
+                </td>
                 <td>
                   <ChannelJobs channel={channel} />
                 </td>
@@ -247,7 +252,7 @@ export function ChannelsPage({ query }: { query: URLSearchParams }) {
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
       {chosen && <Deliveries channel={chosen} />}
     </>

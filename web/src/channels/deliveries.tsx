@@ -2,6 +2,7 @@ import { api, ok } from '../api/client';
 import { millis } from '../shared/format';
 import { useLive } from '../live/use-live';
 import { Loading, Problem, Time } from '../shared/ui';
+import { Table } from '../shared/table';
 
 /** What one attempt got: the HTTP status or the SMTP answer, or the error. */
 function answerOf(attempt: { httpStatus: number | null; smtpResponse: string | null; error: string | null }): string {
@@ -22,7 +23,7 @@ export function Deliveries({ channel, jobId }: { channel?: string; jobId?: strin
       {!deliveries.data && !deliveries.error && <Loading />}
       {deliveries.data?.items.length === 0 && <p class="hint">No alert was sent.</p>}
       {deliveries.data && deliveries.data.items.length > 0 && (
-        <table>
+        <Table label="Alert deliveries">
           <thead>
             <tr>
               <th scope="col">Created</th>
@@ -41,7 +42,7 @@ export function Deliveries({ channel, jobId }: { channel?: string; jobId?: strin
                 <td>{delivery.event}</td>
                 <td>{delivery.channelName}</td>
                 <td>{delivery.status}</td>
-                <td>
+                <td class="wrap">
                   <ol class="attempts">
                     {delivery.attempts.map((attempt) => (
                       <li key={attempt.attempt}>
@@ -53,7 +54,7 @@ export function Deliveries({ channel, jobId }: { channel?: string; jobId?: strin
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
     </section>
   );

@@ -5,6 +5,7 @@ import { Confirm } from '../shared/confirm';
 import { count } from '../shared/format';
 import { Loading, PageTitle, Problem, Time } from '../shared/ui';
 import { useLive } from '../live/use-live';
+import { Clip, Table } from '../shared/table';
 
 type Group = components['schemas']['ConcurrencyGroupResponse'];
 type Field = 'name' | 'limit';
@@ -130,7 +131,7 @@ export function ConcurrencyGroupsPage() {
         </p>
       )}
       {groups.data && groups.data.items.length > 0 && (
-        <table>
+        <Table label="Concurrency groups">
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -144,7 +145,9 @@ export function ConcurrencyGroupsPage() {
           <tbody>
             {groups.data.items.map((group) => (
               <tr key={group.id}>
-                <td>{group.name}</td>
+                <td>
+                  <Clip text={group.name} />
+                </td>
                 <td>{count(group.limit)}</td>
                 <td>
                   <Time iso={group.updatedAt} />
@@ -165,7 +168,7 @@ export function ConcurrencyGroupsPage() {
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
     </>
   );

@@ -3,6 +3,7 @@ import { count, duration } from '../shared/format';
 import { Link } from '../shared/router';
 import { Status, Time } from '../shared/ui';
 import { exitCodeWithReason } from './exit-code';
+import { Table } from '../shared/table';
 
 /** Runs, newest first, each linking to its page. */
 export function ExecutionsTable({
@@ -22,7 +23,7 @@ export function ExecutionsTable({
 }) {
   if (items.length === 0) return <p>{empty}</p>;
   return (
-    <table>
+    <Table label={caption ?? 'Runs'}>
       {caption && <caption class="visually-hidden">{caption}</caption>}
       <thead>
         <tr>
@@ -41,7 +42,9 @@ export function ExecutionsTable({
         {items.map((execution) => (
           <tr key={execution.id}>
             <td>
-              <Link href={`/executions/${execution.id}`}>{execution.id.slice(0, 8)}</Link>
+              <Link href={`/executions/${execution.id}`}>
+                <code>{execution.id.slice(0, 8)}</code>
+              </Link>
             </td>
             {jobNames && (
               <td>
@@ -50,7 +53,9 @@ export function ExecutionsTable({
             )}
             {withCommand && (
               <td>
-                <code class="command">{execution.command}</code>
+                <code class="command" title={execution.command}>
+                  {execution.command}
+                </code>
               </td>
             )}
             <td>
@@ -66,7 +71,7 @@ export function ExecutionsTable({
           </tr>
         ))}
       </tbody>
-    </table>
+    </Table>
   );
 }
 

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { count } from '../shared/format';
+import { useTheme } from '../shared/preferences';
 import type { RecentRun } from './recent-runs';
 import { runsInWords } from './recent-runs';
 
@@ -10,6 +11,8 @@ import { runsInWords } from './recent-runs';
 export function DurationChart({ runs }: { runs: readonly RecentRun[] }) {
   const plot = useRef<HTMLDivElement>(null);
   const [problem, setProblem] = useState<string>();
+  // a canvas keeps the colours it was drawn in: a new theme draws it again
+  const [theme] = useTheme();
   useEffect(() => {
     const target = plot.current;
     if (!target || runs.length === 0) return;
@@ -25,7 +28,7 @@ export function DurationChart({ runs }: { runs: readonly RecentRun[] }) {
       stopped = true;
       destroy?.();
     };
-  }, [runs]);
+  }, [runs, theme]);
   if (runs.length === 0) return <p>No run has ended yet.</p>;
   return (
     <figure class="duration-chart">

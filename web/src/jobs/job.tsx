@@ -190,7 +190,7 @@ export function JobPage({ id, query }: { id: string; query: URLSearchParams }) {
           <ol>
             {nextRuns.data?.runs.map((run) => (
               <li key={run}>
-                <Time iso={run} />
+                <Time iso={run} exact />
               </li>
             ))}
           </ol>

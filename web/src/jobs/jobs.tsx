@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ok, type Job } from '../api/client';
 import { RecentRunsCells, useRecentRuns } from './recent-runs';
 import { Loading, PageTitle, Problem, Status, Time } from '../shared/ui';
+import { Clip, Table } from '../shared/table';
 import { count, cronInWords } from '../shared/format';
 import { useLive } from '../live/use-live';
 import { Link, navigate, withQuery } from '../shared/router';
@@ -31,9 +32,9 @@ export function Schedule({ job }: { job: Pick<Job, 'cronExpression'> }) {
   if (job.cronExpression === null) return <span class="words">no schedule: by hand or by trigger</span>;
   const words = cronInWords(job.cronExpression);
   return (
-    <>
+    <Clip text={words ? `${words} (${job.cronExpression})` : job.cronExpression}>
       {words && <span class="words">{words}</span>} <code>{job.cronExpression}</code>
-    </>
+    </Clip>
   );
 }
 
@@ -174,7 +175,7 @@ export function JobsPage({ query }: { query: URLSearchParams }) {
       {!jobs.data && !jobs.error && <Loading />}
       {jobs.data && items.length === 0 && <p>{name || enabled || failing ? 'No job matches.' : 'No job yet.'}</p>}
       {items.length > 0 && (
-        <table>
+        <Table label="Jobs">
           <caption class="visually-hidden">Jobs, newest first</caption>
           <thead>
             <tr>
@@ -206,9 +207,17 @@ export function JobsPage({ query }: { query: URLSearchParams }) {
                   </td>
                 )}
                 <td>
-                  <Link href={`/jobs/${job.id}`}>{job.name}</Link>
-                  {!job.enabled && <span class="tag">paused</span>}
-                  {job.pausedNote && <span class="paused-note"> {job.pausedNote}</span>}
+                  <span class="cell-line">
+                    <Link href={`/jobs/${job.id}`} class="clip" title={job.name}>
+                      {job.name}
+                    </Link>
+                    {!job.enabled && <span class="tag">paused</span>}
+                    {job.pausedNote && (
+                      <span class="paused-note clip" title={job.pausedNote}>
+                        {job.pausedNote}
+                      </span>
+                    )}
+                  </span>
                 </td>
                 <td>
                   <Schedule job={job} />
@@ -228,7 +237,7 @@ export function JobsPage({ query }: { query: URLSearchParams }) {
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
       <nav aria-label="Pages" class="pager">
         {cursor && <Link href={withQuery('/jobs', { name, enabled, failing })}>First page</Link>}

@@ -1,9 +1,11 @@
+import { useContext } from 'preact/hooks';
 import type { components } from '../api/openapi';
 import { api, ok, type Job, type OrbitEvent } from '../api/client';
-import { count, counted, dateTime } from '../shared/format';
+import { count, counted, dateTime, type Zone } from '../shared/format';
 import { useLive } from '../live/use-live';
 import { Link, withQuery } from '../shared/router';
-import { Problem, Status } from '../shared/ui';
+import { Problem, Status, Time } from '../shared/ui';
+import { ZoneContext } from '../shared/time';
 import './timeline.css';
 
 type Slot = components['schemas']['TimelineSlotResponse'];
@@ -34,7 +36,7 @@ const REASONS: Record<string, string> = {
 };
 
 /** What became of the slot, in words. */
-function explain(slot: Slot) {
+function explain(slot: Slot, zone: Zone) {
   switch (slot.fate) {
     case 'fired':
       return (
@@ -56,7 +58,7 @@ function explain(slot: Slot) {
       const m = slot.missed!;
       const what =
         m.policy === 'RUN_ONCE' && m.firedSlot
-          ? `collapsed into one run of ${dateTime(m.firedSlot)} (RUN_ONCE)`
+          ? `collapsed into one run of ${dateTime(m.firedSlot, zone)} (RUN_ONCE)`
           : 'dropped (SKIP)';
       const slots = m.countCapped ? `${count(m.count)}+ slots` : counted(m.count, 'slot');
       return `${REASONS[slot.reason ?? 'no_scheduler']}; ${slots} ${what}`;
@@ -88,6 +90,7 @@ function rows(slots: Slot[]): Slot[][] {
 
 /** The slots of the job in the window of the address, each with its fate in colour and in words. */
 export function Timeline({ job, query }: { job: Job; query: URLSearchParams }) {
+  const zone = useContext(ZoneContext);
   const { from, to } = windowOf(job, query);
   const timeline = useLive(
     () => ok(api.GET('/jobs/{id}/timeline', { params: { path: { id: job.id }, query: { from, to } } })),
@@ -109,8 +112,7 @@ export function Timeline({ job, query }: { job: Job; query: URLSearchParams }) {
     <section aria-labelledby="timeline">
       <h2 id="timeline">Timeline</h2>
       <p>
-        Each slot of the schedule from <time dateTime={from}>{dateTime(from)}</time> to{' '}
-        <time dateTime={to}>{dateTime(to)}</time>, and what became of it.
+        Each slot of the schedule from <Time iso={from} exact /> to <Time iso={to} exact />, and what became of it.
       </p>
       <nav aria-label="Timeline window" class="pager">
         <Link href={shifted(-span)}>Earlier</Link>
@@ -129,7 +131,7 @@ export function Timeline({ job, query }: { job: Job; query: URLSearchParams }) {
           </p>
           <div class="timeline-strip" aria-hidden="true">
             {slots.map((s) => (
-              <span key={s.slot} class={`slot fate-${s.fate}`} title={`${dateTime(s.slot)}: ${s.fate}`} />
+              <span key={s.slot} class={`slot fate-${s.fate}`} title={`${dateTime(s.slot, zone)}: ${s.fate}`} />
             ))}
           </div>
           <ol class="timeline" aria-label="Slots">
@@ -138,15 +140,14 @@ export function Timeline({ job, query }: { job: Job; query: URLSearchParams }) {
               const last = group[group.length - 1]!;
               return (
                 <li key={first.slot}>
-                  <span class={`fate fate-${first.fate}`}>{first.fate}</span>{' '}
-                  <time dateTime={first.slot}>{dateTime(first.slot)}</time>
+                  <span class={`fate fate-${first.fate}`}>{first.fate}</span> <Time iso={first.slot} exact />
                   {group.length > 1 && (
                     <>
                       {' – '}
-                      <time dateTime={last.slot}>{dateTime(last.slot)}</time> ({count(group.length)} slots)
+                      <Time iso={last.slot} exact /> ({count(group.length)} slots)
                     </>
                   )}
-                  : {explain(first)}
+                  : {explain(first, zone)}
                   {first.late && <> · late: no run had started in time</>}
                 </li>
               );

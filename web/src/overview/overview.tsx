@@ -8,6 +8,7 @@ import { useLive } from '../live/use-live';
 import { Link, withQuery } from '../shared/router';
 import { Schedule } from '../jobs/jobs';
 import { jobNames } from '../jobs/job-names';
+import { Table } from '../shared/table';
 
 type Overview = components['schemas']['OverviewResponse'];
 
@@ -162,7 +163,7 @@ export function OverviewPage() {
           {o.due.next.length > 0 && o.due.next.length < o.due.jobs ? `; the first ${count(o.due.next.length)}:` : '.'}
         </p>
         {o.due.next.length > 0 && (
-          <table>
+          <Table label="Due next">
             <caption class="visually-hidden">Due next, soonest first</caption>
             <thead>
               <tr>
@@ -176,7 +177,9 @@ export function OverviewPage() {
               {o.due.next.map((job) => (
                 <tr key={job.jobId}>
                   <td>
-                    <Link href={`/jobs/${job.jobId}`}>{job.name}</Link>
+                    <Link href={`/jobs/${job.jobId}`} class="clip" title={job.name}>
+                      {job.name}
+                    </Link>
                   </td>
                   <td>
                     <Time iso={job.nextRunAt} />
@@ -188,7 +191,7 @@ export function OverviewPage() {
                 </tr>
               ))}
             </tbody>
-          </table>
+          </Table>
         )}
       </section>
     </>

@@ -13,6 +13,18 @@ const MINUTE: Intl.DateTimeFormatOptions = { hour: '2-digit', minute: '2-digit',
 const DATE_TIME_OPTIONS: Intl.DateTimeFormatOptions = { ...DAY, ...MINUTE, second: '2-digit', timeZoneName: 'short' };
 
 const DATE_TIME = new Intl.DateTimeFormat(LOCALES, DATE_TIME_OPTIONS);
+const DATE_TIME_UTC = new Intl.DateTimeFormat(LOCALES, { ...DATE_TIME_OPTIONS, timeZone: 'UTC' });
+const SHORT_OPTIONS: Intl.DateTimeFormatOptions = { month: 'short', day: 'numeric', ...MINUTE };
+const SHORT: Record<Zone, Record<'thisYear' | 'otherYear', Intl.DateTimeFormat>> = {
+  local: {
+    thisYear: new Intl.DateTimeFormat(LOCALES, SHORT_OPTIONS),
+    otherYear: new Intl.DateTimeFormat(LOCALES, { ...SHORT_OPTIONS, year: 'numeric' }),
+  },
+  UTC: {
+    thisYear: new Intl.DateTimeFormat(LOCALES, { ...SHORT_OPTIONS, timeZone: 'UTC' }),
+    otherYear: new Intl.DateTimeFormat(LOCALES, { ...SHORT_OPTIONS, year: 'numeric', timeZone: 'UTC' }),
+  },
+};
 const DATE = new Intl.DateTimeFormat(LOCALES, DAY);
 const TIME = new Intl.DateTimeFormat(LOCALES, MINUTE);
 const TIME_SECONDS = new Intl.DateTimeFormat(LOCALES, { ...MINUTE, second: '2-digit' });
@@ -21,12 +33,42 @@ const ONE_DECIMAL = new Intl.NumberFormat(LOCALES, { minimumFractionDigits: 1, m
 const UP_TO_ONE_DECIMAL = new Intl.NumberFormat(LOCALES, { maximumFractionDigits: 1 });
 const UP_TO_THREE_DECIMALS = new Intl.NumberFormat(LOCALES, { maximumFractionDigits: 3 });
 
-/** The browser's own time zone, in which instants are shown. */
+/** The browser's own time zone, in which instants are shown unless the reader asks for UTC. */
 export const LOCAL_ZONE = DATE_TIME.resolvedOptions().timeZone;
 
-/** An instant from the API in the browser's time zone; '—' for none. */
-export function dateTime(iso: string | null | undefined): string {
-  return iso ? DATE_TIME.format(new Date(iso)) : '—';
+/** Where the page shows instants: the browser's zone, or UTC (the address says which). */
+export type Zone = 'local' | 'UTC';
+
+/** An instant from the API in the browser's time zone (or UTC); '—' for none. */
+export function dateTime(iso: string | null | undefined, zone: Zone = 'local'): string {
+  return iso ? (zone === 'UTC' ? DATE_TIME_UTC : DATE_TIME).format(new Date(iso)) : '—';
+}
+
+const SECOND = 1000;
+const MINUTE_MS = 60 * SECOND;
+const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
+
+/**
+ * An instant as far from `now` as it is, as the CLI writes it: within a day, how long ago or
+ * until (`12 s ago`, `in 5 min`, `3 h ago`); further, its date and time, short (the year only
+ * when it is not this year's), in `zone`.
+ */
+export function relativeTime(iso: string, now: number, zone: Zone = 'local'): string {
+  const at = Date.parse(iso);
+  const ms = at - now;
+  const distance = Math.abs(ms);
+  if (distance >= DAY_MS) {
+    const sameYear = new Date(at).getUTCFullYear() === new Date(now).getUTCFullYear();
+    return SHORT[zone][sameYear ? 'thisYear' : 'otherYear'].format(at);
+  }
+  const amount =
+    distance < MINUTE_MS
+      ? `${WHOLE.format(Math.round(distance / SECOND))} s`
+      : distance < HOUR_MS
+        ? `${WHOLE.format(Math.round(distance / MINUTE_MS))} min`
+        : `${WHOLE.format(Math.round(distance / HOUR_MS))} h`;
+  return ms <= 0 ? `${amount} ago` : `in ${amount}`;
 }
 
 /** An instant in a given IANA time zone (a job's), or undefined when the zone is not one. */

@@ -17,12 +17,40 @@ function current(): Location {
   return { path, query: new URLSearchParams(window.location.search), href: window.location.href };
 }
 
-/** Changes the address (filters and paging live there, so Back works) and renders what it names. */
-export function navigate(to: string, options: { replace?: boolean } = {}): void {
-  const url = BASE + to;
-  if (options.replace) window.history.replaceState(null, '', url);
+/**
+ * Parameters of the reader's view rather than of a page (`tz=UTC`: instants in UTC): every link
+ * and every navigation keeps them, so the choice survives moving about, a reload and a shared link.
+ */
+const KEPT = ['tz'] as const;
+type Kept = (typeof KEPT)[number];
+
+/** `to` with the kept parameters of the address as it is now, where `to` does not set them itself. */
+function keeping(to: string): string {
+  const here = new URLSearchParams(window.location.search);
+  const carried = KEPT.filter((key) => here.has(key) && !new RegExp(`[?&]${key}=`).test(to));
+  if (carried.length === 0) return to;
+  const query = new URLSearchParams(carried.map((key) => [key, here.get(key)!]));
+  return `${to}${to.includes('?') ? '&' : '?'}${query.toString()}`;
+}
+
+function go(url: string, replace: boolean): void {
+  if (replace) window.history.replaceState(null, '', url);
   else window.history.pushState(null, '', url);
   window.dispatchEvent(new Event(NAVIGATED));
+}
+
+/** Changes the address (filters and paging live there, so Back works) and renders what it names. */
+export function navigate(to: string, options: { replace?: boolean } = {}): void {
+  go(BASE + keeping(to), options.replace ?? false);
+}
+
+/** Sets (or, with no value, clears) a parameter of the reader's view, in place: Back does not undo it. */
+export function setKept(key: Kept, value: string | undefined): void {
+  const query = new URLSearchParams(window.location.search);
+  if (value) query.set(key, value);
+  else query.delete(key);
+  const text = query.toString();
+  go(`${window.location.pathname}${text ? `?${text}` : ''}`, true);
 }
 
 export function useLocation(): Location {
@@ -53,6 +81,7 @@ interface LinkProps {
   href: string;
   children: ComponentChildren;
   class?: string;
+  title?: string;
   'aria-current'?: 'page';
 }
 
@@ -64,7 +93,7 @@ export function Link({ href, children, ...props }: LinkProps) {
     navigate(href);
   };
   return (
-    <a {...props} href={BASE + href} onClick={follow}>
+    <a {...props} href={BASE + keeping(href)} onClick={follow}>
       {children}
     </a>
   );

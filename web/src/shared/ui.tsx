@@ -1,7 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
 import type { ExecutionStatus } from '../api/client';
-import { dateTime } from './format';
+
+export { Time } from './time';
 
 /** The page's heading, focused on arrival so a screen reader announces where a link led. */
 export function PageTitle({ children, title }: { children: ComponentChildren; title: string }) {
@@ -10,10 +11,6 @@ export function PageTitle({ children, title }: { children: ComponentChildren; ti
     document.querySelector<HTMLElement>('h1')?.focus();
   }, [title]);
   return <h1 tabIndex={-1}>{children}</h1>;
-}
-
-export function Time({ iso }: { iso: string | null | undefined }) {
-  return iso ? <time dateTime={iso}>{dateTime(iso)}</time> : <span>—</span>;
 }
 
 export function Status({ status }: { status: string }) {

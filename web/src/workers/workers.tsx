@@ -6,6 +6,7 @@ import { useLive } from '../live/use-live';
 import { WorkerLabels } from './placement';
 import { WorkerDrain } from './worker-drain';
 import { Link } from '../shared/router';
+import { Clip, Table } from '../shared/table';
 
 const HEARTBEAT_POLL_MS = 15_000;
 
@@ -28,7 +29,7 @@ export function WorkersPage() {
       {!workers.data && !workers.error && <Loading />}
       {workers.data && items.length === 0 && <p class="problem">No worker is running.</p>}
       {items.length > 0 && (
-        <table>
+        <Table label="Workers">
           <thead>
             <tr>
               <th scope="col">Worker</th>
@@ -50,7 +51,9 @@ export function WorkersPage() {
             {items.map((worker) => (
               <tr key={worker.id}>
                 <td>
-                  <code>{worker.id}</code>
+                  <Clip text={worker.id}>
+                    <code>{worker.id}</code>
+                  </Clip>
                 </td>
                 <td>{worker.alive ? (worker.draining ? 'draining' : 'live') : 'lost'}</td>
                 <td>
@@ -79,7 +82,7 @@ export function WorkersPage() {
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
     </>
   );

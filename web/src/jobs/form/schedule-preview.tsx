@@ -43,7 +43,7 @@ export function SchedulePreview({ cron, timezone }: { cron: string; timezone: st
         <ol>
           {preview.runs.map((run) => (
             <li key={run}>
-              <Time iso={run} />
+              <Time iso={run} exact />
               {timezone && timezone !== LOCAL_ZONE && (
                 <span class="hint"> · {dateTimeIn(run, timezone)} in the job's time zone</span>
               )}

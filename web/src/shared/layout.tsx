@@ -1,0 +1,64 @@
+import type { ComponentChildren } from 'preact';
+import { useSession } from '../auth/session';
+import { DisplaySettings } from './display-settings';
+import { Link, useLocation } from './router';
+import { ZoneContext } from './time';
+
+function section(path: string): string {
+  return path === '/' ? '/' : `/${path.split('/')[1]}`;
+}
+
+/** Every signed-in page: the side navigation (a header on a phone), the display's switches, who is signed in, the page. */
+export function Layout({ children }: { children: ComponentChildren }) {
+  const session = useSession();
+  const { path, query } = useLocation();
+  const utc = query.get('tz') === 'UTC';
+  const links: Array<[string, string]> = [
+    ['/', 'Overview'],
+    ['/jobs', 'Jobs'],
+    ['/workers', 'Workers'],
+    ...(session.can('admin')
+      ? ([
+          ['/tokens', 'Tokens'],
+          ['/audit', 'Audit'],
+          ['/channels', 'Channels'],
+          ['/concurrency-groups', 'Concurrency groups'],
+        ] as Array<[string, string]>)
+      : []),
+  ];
+  return (
+    <ZoneContext.Provider value={utc ? 'UTC' : 'local'}>
+      <div class="shell">
+        <a class="skip" href="#main">
+          Skip to the page
+        </a>
+        <header class="sidebar">
+          <div class="sidebar-content">
+            <span class="brand">Orbit</span>
+            <nav aria-label="Main">
+              <ul>
+                {links.map(([href, label]) => (
+                  <li key={href}>
+                    <Link href={href} aria-current={section(path) === href ? 'page' : undefined}>
+                      {label}
+                    </Link>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+            <DisplaySettings utc={utc} />
+            <div class="who">
+              <span>
+                {session.me.name} ({session.me.role})
+              </span>
+              <button type="button" class="quiet" onClick={session.signOut}>
+                Sign out
+              </button>
+            </div>
+          </div>
+        </header>
+        <main id="main">{children}</main>
+      </div>
+    </ZoneContext.Provider>
+  );
+}
