@@ -157,7 +157,7 @@ describe('screenshots of the dashboard, compared with their baselines', () => {
     if (share <= TOLERANCE) return [];
     const actual = join(FAILED, `${shot.name}-${size}-${theme}.png`);
     writeFileSync(actual, taken);
-    if (diff) writeFileSync(actual.replace(/\.png$/, '.diff.png'), diff);
+    if (diff) writeFileSync(actual.replace(/\.png$/, '.diff.png'), diff());
     return [`${shot.name}: ${changed} pixels (${(share * 100).toFixed(2)} %) changed, ${sizes}; taken: ${actual}`];
   }
 
