@@ -74,19 +74,19 @@ async function retryingMoves<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
-      if (attempt >= MOVED_ATTEMPTS || sqlState(error) !== '40001') throw error;
+      if (attempt >= MOVED_ATTEMPTS || pgError(error).code !== '40001') throw error;
     }
   }
 }
 
-function sqlState(error: unknown): string | undefined {
-  const driverError = (error as { driverError?: { code?: string } })?.driverError ?? error;
-  return (driverError as { code?: string } | undefined)?.code;
+/** PostgreSQL's error under TypeORM's wrapper, or pg's own: its SQLSTATE and the constraint it names. */
+function pgError(error: unknown): { code?: string; constraint?: string } {
+  const driverError = (error as { driverError?: unknown })?.driverError ?? error;
+  return driverError ?? {};
 }
 
 /** PostgreSQL's SQLSTATE of a unique violation, and the constraint it names. */
 export function uniqueViolation(error: unknown): string | null {
-  const driverError = (error as { driverError?: { code?: string; constraint?: string } })?.driverError ?? error;
-  const { code, constraint } = (driverError ?? {}) as { code?: string; constraint?: string };
+  const { code, constraint } = pgError(error);
   return code === '23505' ? (constraint ?? '') : null;
 }

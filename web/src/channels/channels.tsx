@@ -3,7 +3,7 @@ import { api, ok } from '../api/client';
 import type { components } from '../api/openapi';
 import { Confirm } from '../shared/confirm';
 import { Deliveries } from './deliveries';
-import { Loading, PageTitle, Problem } from '../shared/ui';
+import { EditAndDelete, Loading, PageTitle, Problem } from '../shared/ui';
 import { useLive } from '../live/use-live';
 import { Link, navigate, withQuery } from '../shared/router';
 import { count } from '../shared/format';
@@ -237,17 +237,11 @@ export function ChannelsPage({ query }: { query: URLSearchParams }) {
                   <button type="button" aria-label={`Send test to ${channel.name}`} onClick={() => void test(channel)}>
                     Send test
                   </button>{' '}
-                  <button type="button" class="quiet" aria-label={`Edit ${channel.name}`} onClick={() => edit(channel)}>
-                    Edit
-                  </button>{' '}
-                  <button
-                    type="button"
-                    class="danger"
-                    aria-label={`Delete ${channel.name}`}
-                    onClick={() => setRemoving(channel)}
-                  >
-                    Delete
-                  </button>
+                  <EditAndDelete
+                    name={channel.name}
+                    onEdit={() => edit(channel)}
+                    onDelete={() => setRemoving(channel)}
+                  />
                 </td>
               </tr>
             ))}

@@ -3,7 +3,7 @@ import { api, ApiError, ok } from '../api/client';
 import type { components } from '../api/openapi';
 import { Confirm } from '../shared/confirm';
 import { count } from '../shared/format';
-import { Loading, PageTitle, Problem, Time } from '../shared/ui';
+import { EditAndDelete, Loading, PageTitle, Problem, Time } from '../shared/ui';
 import { useLive } from '../live/use-live';
 import { Clip, Table } from '../shared/table';
 
@@ -153,17 +153,7 @@ export function ConcurrencyGroupsPage() {
                   <Time iso={group.updatedAt} />
                 </td>
                 <td>
-                  <button type="button" class="quiet" aria-label={`Edit ${group.name}`} onClick={() => edit(group)}>
-                    Edit
-                  </button>{' '}
-                  <button
-                    type="button"
-                    class="danger"
-                    aria-label={`Delete ${group.name}`}
-                    onClick={() => setRemoving(group)}
-                  >
-                    Delete
-                  </button>
+                  <EditAndDelete name={group.name} onEdit={() => edit(group)} onDelete={() => setRemoving(group)} />
                 </td>
               </tr>
             ))}

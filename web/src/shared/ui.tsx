@@ -30,3 +30,17 @@ export function Problem({ error }: { error: Error | string | undefined }) {
 export function Loading() {
   return <p class="loading">Loading…</p>;
 }
+
+/** A row's Edit and Delete buttons, named for the row (`Edit nightly-backup`): Delete only asks, its dialog decides. */
+export function EditAndDelete({ name, onEdit, onDelete }: { name: string; onEdit: () => void; onDelete: () => void }) {
+  return (
+    <>
+      <button type="button" class="quiet" aria-label={`Edit ${name}`} onClick={onEdit}>
+        Edit
+      </button>{' '}
+      <button type="button" class="danger" aria-label={`Delete ${name}`} onClick={onDelete}>
+        Delete
+      </button>
+    </>
+  );
+}
