@@ -252,7 +252,11 @@ async function seed(bench: Bench): Promise<string[]> {
     jobs: JOBS,
     seconds: (Date.now() - began) / 1000,
     executionsBytes: Number(
-      (await db.query<{ bytes: string }>(`SELECT sum(pg_total_relation_size(relid)) AS bytes FROM pg_partition_tree('executions')`)).rows[0]!.bytes,
+      (
+        await db.query<{ bytes: string }>(
+          `SELECT sum(pg_total_relation_size(relid)) AS bytes FROM pg_partition_tree('executions')`,
+        )
+      ).rows[0]!.bytes,
     ),
   });
   return jobIds;
