@@ -160,7 +160,13 @@ describe('the dashboard insights in a real browser', () => {
     expect(text).toMatch(/\d+ ms p95/);
     expect(text).toContain('0 % succeeded');
     expect(text).toContain('3 failed, 0 succeeded in 24 h');
-    await durations.getByRole('img', { name: /^Chart of durations\. Last 3 runs: 3 failed/ }).waitFor();
+    await durations
+      .getByRole('img', { name: /^Chart of durations\. Last 3 runs: 3 failed.*; p50 [\d.]+ m?s and p95 [\d.]+ m?s$/ })
+      .waitFor();
+    // the chart's dashed lines, in the units the cards use
+    expect((await durations.locator('figcaption').textContent())!.replace(/\s+/g, ' ')).toMatch(
+      /failed; dashed lines: p50 [\d.]+ m?s and p95 [\d.]+ m?s\.$/,
+    );
     // uPlot, loaded on demand, drew into its canvas
     await durations.locator('canvas').first().waitFor();
     expect(

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { count } from '../shared/format';
+import { count, millis } from '../shared/format';
+import { durationQuantiles } from './duration-quantiles';
 import { useTheme } from '../shared/preferences';
 import type { RecentRun } from './recent-runs';
 import { runsInWords } from './recent-runs';
@@ -30,12 +31,19 @@ export function DurationChart({ runs }: { runs: readonly RecentRun[] }) {
     };
   }, [runs, theme]);
   if (runs.length === 0) return <p>No run has ended yet.</p>;
+  const quantiles = durationQuantiles(runs.flatMap((run) => (run.durationMs === null ? [] : [run.durationMs])));
+  const lines = quantiles ? `p50 ${millis(quantiles.p50)} and p95 ${millis(quantiles.p95)}` : '';
   return (
     <figure class="duration-chart">
-      <div ref={plot} class="plot" role="img" aria-label={`Chart of durations. ${runsInWords(runs)}`} />
+      <div
+        ref={plot}
+        class="plot"
+        role="img"
+        aria-label={`Chart of durations. ${runsInWords(runs)}${quantiles ? `; ${lines}` : ''}`}
+      />
       <figcaption>
         {runs.length === 1 ? 'How long the last run took' : `How long each of the last ${count(runs.length)} runs took`}
-        , oldest left; <span class="legend-failed">●</span> failed.
+        , oldest left; <span class="legend-failed">●</span> failed{quantiles && `; dashed lines: ${lines}`}.
         {problem && <span class="problem"> {problem}</span>}
       </figcaption>
     </figure>
