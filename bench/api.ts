@@ -16,6 +16,7 @@ import {
   Bench,
   clearExecutions,
   deleteJobs,
+  EXECUTIONS_BYTES,
   freePort,
   log,
   ms,
@@ -251,13 +252,7 @@ async function seed(bench: Bench): Promise<string[]> {
     executions: total,
     jobs: JOBS,
     seconds: (Date.now() - began) / 1000,
-    executionsBytes: Number(
-      (
-        await db.query<{ bytes: string }>(
-          `SELECT sum(pg_total_relation_size(relid)) AS bytes FROM pg_partition_tree('executions')`,
-        )
-      ).rows[0]!.bytes,
-    ),
+    executionsBytes: Number((await db.query<{ bytes: string }>(`SELECT ${EXECUTIONS_BYTES} AS bytes`)).rows[0]!.bytes),
   });
   return jobIds;
 }

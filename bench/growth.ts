@@ -31,6 +31,7 @@ import {
   clearExecutions,
   createJob,
   deleteExecutionsOf,
+  EXECUTIONS_BYTES,
   deleteJobs,
   enqueue,
   log,
@@ -165,7 +166,7 @@ async function measure(bench: Bench, rows: number, seedSeconds: number, context:
     api = await loadEndpoints(bench, context.server, context.historyJobs, sampleIds, `growth-api-${size}`);
   }
   const { rows: sizes } = await db.query<{ executions: string; events: string; eventRows: string }>(
-    `SELECT (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('executions')) AS executions, pg_total_relation_size('event_log') AS events,
+    `SELECT ${EXECUTIONS_BYTES} AS executions, pg_total_relation_size('event_log') AS events,
             (SELECT count(*) FROM event_log) AS "eventRows"`,
   );
   const tables = {

@@ -408,6 +408,9 @@ export async function enqueue(db: pg.Client, jobId: string, count: number, comma
   );
 }
 
+/** The bytes of `executions`: its partitions with their indexes (the partitioned table itself holds none). */
+export const EXECUTIONS_BYTES = `(SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('executions'))`;
+
 /** Removes every execution and its output (between scenarios, with no Orbit process running). */
 export async function clearExecutions(db: pg.Client): Promise<void> {
   // its trigger empties the outputs and the run keys' ledgers
