@@ -9,15 +9,19 @@ const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
 /**
  * Both bounds of the window are always given (infinite when open) and the cursor and `to` are
- * folded into one, so that even the generic plan of this prepared statement scans
- * audit_events_newest_idx between the bounds; the other filters are checked on the way.
+ * folded into one, so that even the generic plan of these prepared statements scans an index
+ * between the bounds, newest first; the other filters are checked on the way. Without a target,
+ * audit_events_newest_idx; with one, audit_events_target_idx, where that target's entries lie
+ * together (one statement for both, with a condition that lets any target through when none is given,
+ * would keep the generic plan on the first).
  */
-const LIST_SQL = `SELECT ${AUDIT_COLUMNS.select()} FROM audit_events
-  WHERE (created_at, id) < ($1::timestamptz, $2::uuid) AND created_at >= $3::timestamptz
+const listSql = (target: string) => `SELECT ${AUDIT_COLUMNS.select()} FROM audit_events
+  WHERE ${target}(created_at, id) < ($1::timestamptz, $2::uuid) AND created_at >= $3::timestamptz
     AND ($4::text[] IS NULL OR action = ANY($4::text[]))
     AND ($5::text IS NULL OR actor = $5)
-    AND ($6::text IS NULL OR target_id = $6)
-  ORDER BY created_at DESC, id DESC LIMIT $7`;
+  ORDER BY created_at DESC, id DESC LIMIT $6`;
+export const LIST_SQL = listSql('');
+export const TARGET_LIST_SQL = listSql('target_id = $7 AND ');
 
 const INSERT = AUDIT_COLUMNS.insert();
 
@@ -33,15 +37,18 @@ export class SqlAuditLog extends AuditLog {
 
   async list(filter: AuditFilter, page: PageRequest): Promise<Page<AuditEvent>> {
     const before = upperBound(page.cursor, filter.to);
-    const events = await this.db.rows<AuditEvent>(LIST_SQL, [
+    const params = [
       before?.createdAt ?? 'infinity',
       before?.id ?? NIL_UUID,
       filter.from ?? '-infinity',
       filter.actions ?? null,
       filter.actor ?? null,
-      filter.targetId ?? null,
       page.limit + 1,
-    ]);
+    ];
+    const events =
+      filter.targetId === undefined
+        ? await this.db.rows<AuditEvent>(LIST_SQL, params)
+        : await this.db.rows<AuditEvent>(TARGET_LIST_SQL, [...params, filter.targetId]);
     return toPage(events, page.limit);
   }
 }
