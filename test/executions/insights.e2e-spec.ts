@@ -82,6 +82,40 @@ describe('the API of the dashboard insights', () => {
       expect(await names({ failing: true, ids: [failed.id, recovered.id] })).toEqual([`${prefix}failed`]);
     });
 
+    it('counts runs, not attempts: a run failed once all its attempts failed; one still retrying has not', async () => {
+      const exhausted = await nextJob({ name: `${prefix}exhausted`, maxRetries: 1 });
+      const retrying = await nextJob({ name: `${prefix}retrying`, maxRetries: 1 });
+      const recovered = await nextJob({ name: `${prefix}recovered`, maxRetries: 1 });
+      const retryCancelled = await nextJob({ name: `${prefix}retry-cancelled`, maxRetries: 1 });
+      const retryOf = async (attempt: Execution) =>
+        ((await api().get('/executions').query({ retryOf: attempt.id }).expect(200)).body.items as Execution[])[0]!;
+      /** The retry of a failed attempt, started now and ended a second later. */
+      const endRetry = async (attempt: Execution, outcome: 'succeed' | 'fail') => {
+        const retry = await retryOf(attempt);
+        await act(retry.id, 'start');
+        clock.advance(1000);
+        return act(retry.id, outcome, outcome === 'succeed' ? { exitCode: 0 } : { exitCode: 2, errorMessage: 'x' });
+      };
+      for (const job of [exhausted, retrying, recovered, retryCancelled]) await run(job.id, 'succeed');
+      await endRetry(await run(exhausted.id, 'fail'), 'fail');
+      const stillRetrying = await run(retrying.id, 'fail');
+      await endRetry(await run(recovered.id, 'fail'), 'succeed');
+      await act((await retryOf(await run(retryCancelled.id, 'fail'))).id, 'cancel');
+
+      expect(await names({ failing: true })).toEqual([`${prefix}exhausted`]);
+      expect(await names({ failing: false })).toEqual([
+        `${prefix}retry-cancelled`,
+        `${prefix}recovered`,
+        `${prefix}retrying`,
+      ]);
+
+      // a later run still retrying leaves the failure of the last run that ended
+      const laterRetrying = await run(exhausted.id, 'fail');
+      expect(await names({ failing: true })).toEqual([`${prefix}exhausted`]);
+      // the Overview's test counts the runs that wait
+      for (const attempt of [stillRetrying, laterRetrying]) await act((await retryOf(attempt)).id, 'cancel');
+    });
+
     it('is paged by cursor and goes with the other filters', async () => {
       const jobs = [];
       for (let i = 0; i < 3; i++) jobs.push(await nextJob({ name: `${prefix}${i}` }));

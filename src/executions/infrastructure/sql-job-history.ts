@@ -26,6 +26,24 @@ const FAILING_RUNS = `SELECT o.job_id, streak.runs, o.failures_in_row > $3 AS at
  WHERE streak.runs >= $1
  ORDER BY streak.runs DESC, o.last_finished_at DESC, o.job_id`;
 
+/**
+ * job_outcomes_failing_idx holds the jobs with failed attempts since their last success; as in
+ * FAILING_RUNS, an attempt that earned a retry ended no failed run. So a job fails when one of
+ * those attempts has no retry: the newest failed attempts are read (executions_finished_idx)
+ * until one is found, most often the first, and a job whose only failed attempts wait for, run
+ * or cancelled their retry is not failing: its last run that succeeded or failed succeeded.
+ */
+const FAILING_JOBS = `SELECT o.job_id FROM job_outcomes o
+  WHERE o.failures_in_row > 0
+    AND EXISTS (
+      SELECT 1
+        FROM (SELECT e.id FROM executions e
+               WHERE e.job_id = o.job_id AND e.finished_at IS NOT NULL AND e.finished_at <= o.last_finished_at
+                 AND e.status = 'FAILED'
+               ORDER BY e.finished_at DESC
+               LIMIT o.failures_in_row) AS attempt
+       WHERE NOT EXISTS (SELECT 1 FROM executions r WHERE r.retry_of = attempt.id))`;
+
 @Injectable()
 export class SqlJobHistory extends JobHistory {
   constructor(private readonly db: Database) {
@@ -112,9 +130,8 @@ export class SqlJobHistory extends JobHistory {
     return runs;
   }
 
-  /** job_outcomes_failing_idx holds only the failing jobs. */
   async failingJobIds(): Promise<string[]> {
-    const rows = await this.db.rows<{ job_id: string }>(`SELECT job_id FROM job_outcomes WHERE failures_in_row > 0`);
+    const rows = await this.db.rows<{ job_id: string }>(FAILING_JOBS);
     return rows.map((row) => row.job_id);
   }
 

@@ -3405,7 +3405,7 @@ export interface operations {
                 enabled?: boolean;
                 /** @description Only jobs whose name contains this text, ignoring case */
                 name?: string;
-                /** @description Only jobs whose last run that succeeded or failed failed (true), or only the others (false); cancelled runs do not count */
+                /** @description Only jobs whose last run that succeeded or failed failed (true), or only the others (false); cancelled runs do not count. A run is counted once with its retries: it failed when its last attempt did, and a run whose retry is due or running has not ended */
                 failing?: boolean;
                 /** @description Only these jobs, up to 100 (repeat the parameter or separate the ids by commas), such as those a list of runs names; a deleted job is not listed */
                 ids?: string[];

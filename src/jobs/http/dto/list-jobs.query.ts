@@ -29,7 +29,8 @@ export class ListJobsQuery extends ListQueryDto {
     type: Boolean,
     description:
       'Only jobs whose last run that succeeded or failed failed (true), or only the others (false); ' +
-      'cancelled runs do not count',
+      'cancelled runs do not count. A run is counted once with its retries: it failed when its last attempt ' +
+      'did, and a run whose retry is due or running has not ended',
   })
   @IsOptional()
   @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
