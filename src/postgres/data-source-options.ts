@@ -26,6 +26,7 @@ import { RetentionHealth1766361600000 } from '../../migrations/1766361600000-Ret
 import { ExecutionKeysByTriggers1766404800000 } from '../../migrations/1766404800000-ExecutionKeysByTriggers.js';
 import { WorkerLoad1766419200000 } from '../../migrations/1766419200000-WorkerLoad.js';
 import { QueueAndHistory1766433600000 } from '../../migrations/1766433600000-QueueAndHistory.js';
+import { CancelledBy1766448000000 } from '../../migrations/1766448000000-CancelledBy.js';
 import { AuditTargetIndex1766451600000 } from '../../migrations/1766451600000-AuditTargetIndex.js';
 
 export const MIGRATIONS = [
@@ -56,6 +57,7 @@ export const MIGRATIONS = [
   ExecutionKeysByTriggers1766404800000,
   WorkerLoad1766419200000,
   QueueAndHistory1766433600000,
+  CancelledBy1766448000000,
   AuditTargetIndex1766451600000,
 ];
 

@@ -75,7 +75,7 @@ describe('retention of deliveries, their attempts and the alert job states', () 
     const jobs = t.app.get(JobsService);
     const live = await jobs.create({ name: 'still-failing', command: 'false', cronExpression: '0 0 1 1 *' });
     const removed = await jobs.create({ name: 'removed', command: 'false', cronExpression: '0 0 1 1 *' });
-    await jobs.remove(removed.id);
+    await jobs.remove(removed.id, 'test');
     const recent = randomUUID();
     const healthy = randomUUID();
     await jobState(live.id, true, ago(90));

@@ -15,7 +15,7 @@ describe('the cancellation of a run', () => {
   let t: TestApp;
   const api = () => request(t.app.getHttpServer());
 
-  async function token(role: 'viewer' | 'operator'): Promise<{ name: string; secret: string }> {
+  async function token(role: 'viewer' | 'operator' | 'admin'): Promise<{ name: string; secret: string }> {
     const name = `${role}-${randomUUID().slice(0, 8)}`;
     const res = await api().post('/tokens').send({ name, role }).expect(201);
     return { name, secret: (res.body as Schema<'CreatedTokenResponse'>).token };
@@ -25,6 +25,16 @@ describe('the cancellation of a run', () => {
     const job = await createJob(t, { command: 'true' });
     return (await api().post(`/jobs/${job.id}/executions`).send({}).expect(201)).body as Execution;
   }
+
+  /** The run's JSON as the API reads it, and as PostgreSQL stored it when the run ended. */
+  async function runJson(id: string): Promise<{ read: Execution; stored: Execution }> {
+    const read = (await api().get(`/executions/${id}`).expect(200)).body as Execution;
+    const { rows } = await t.db.sql(`SELECT response_json FROM executions WHERE id = $1`, [id]);
+    return { read, stored: JSON.parse((rows as [{ response_json: string }])[0].response_json) as Execution };
+  }
+
+  /** As a run cancelled before runs kept who cancelled them. */
+  const forget = (id: string) => t.db.sql(`UPDATE executions SET cancelled_by = NULL WHERE id = $1`, [id]);
 
   beforeAll(async () => {
     t = await createTestApp({ clock });
@@ -54,15 +64,74 @@ describe('the cancellation of a run', () => {
     });
   });
 
+  it("is kept on the run, in its JSON as read and as stored, and the cancel's answer says it", async () => {
+    const operator = await token('operator');
+    const run = await queued();
+    const cancelled = await api()
+      .post(`/executions/${run.id}/cancel`)
+      .set('Authorization', `Bearer ${operator.secret}`)
+      .expect(200);
+    const cancelledBy = { by: 'caller', actor: operator.name };
+    expect((cancelled.body as Execution).cancelledBy).toEqual(cancelledBy);
+    const { read, stored } = await runJson(run.id);
+    expect(read).toEqual(cancelled.body);
+    expect(stored).toEqual(read);
+    const [listed] = (await api().get('/executions').query({ jobId: run.jobId }).expect(200)).body.items as Execution[];
+    expect(listed!.cancelledBy).toEqual(cancelledBy);
+    // a run that was not cancelled says no one
+    expect((await runJson((await queued()).id)).read.cancelledBy).toBeNull();
+  });
+
+  it('is answered from the run, not the trail: a cancel the trail does not show yet names its caller', async () => {
+    const run = await queued();
+    await t.app.get(ExecutionsService).cancel(run.id, 'ops-direct');
+    expect((await api().get(`/executions/${run.id}/cancellation`).expect(200)).body).toEqual({
+      executionId: run.id,
+      at: clock.now().toISOString(),
+      by: 'caller',
+      actor: 'ops-direct',
+      replacedBy: null,
+    });
+  });
+
+  it('a run cancelled before runs kept it is told from the audit trail, as before', async () => {
+    const operator = await token('operator');
+    const run = await queued();
+    await api().post(`/executions/${run.id}/cancel`).set('Authorization', `Bearer ${operator.secret}`).expect(200);
+    await forget(run.id);
+    expect((await runJson(run.id)).read.cancelledBy).toBeNull();
+    expect((await api().get(`/executions/${run.id}/cancellation`).expect(200)).body).toMatchObject({
+      by: 'caller',
+      actor: operator.name,
+    });
+  });
+
   it('a run cancelled because its job was deleted names who deleted the job', async () => {
     const run = await queued();
     await api().delete(`/jobs/${run.jobId}`).expect(204);
+    expect((await runJson(run.id)).stored.cancelledBy).toEqual({ by: 'job_deletion', actor: 'ORBIT_ADMIN_TOKEN' });
     expect((await api().get(`/executions/${run.id}/cancellation`).expect(200)).body).toEqual({
       executionId: run.id,
       at: clock.now().toISOString(),
       by: 'job_deletion',
       actor: 'ORBIT_ADMIN_TOKEN',
       replacedBy: null,
+    });
+  });
+
+  it('a run cancelled because an apply pruned its job names who applied (the trail names no job there)', async () => {
+    const admin = await token('admin');
+    const name = `pruned-${randomUUID().slice(0, 8)}`;
+    const apply = (jobs: object, prune: boolean) =>
+      api().post('/apply').set('Authorization', `Bearer ${admin.secret}`).send({ file: { jobs }, prune }).expect(200);
+    await apply({ [name]: { command: 'true', cronExpression: '0 3 * * *' } }, false);
+    const [job] = (await api().get('/jobs').query({ name }).expect(200)).body.items as { id: string }[];
+    const run = (await api().post(`/jobs/${job!.id}/executions`).send({}).expect(201)).body as Execution;
+    await apply({}, true);
+    expect((await runJson(run.id)).read.cancelledBy).toEqual({ by: 'job_deletion', actor: admin.name });
+    expect((await api().get(`/executions/${run.id}/cancellation`).expect(200)).body).toMatchObject({
+      by: 'job_deletion',
+      actor: admin.name,
     });
   });
 
@@ -85,6 +154,7 @@ describe('the cancellation of a run', () => {
       await passAtNextSlot();
       const [replaced, next] = await runs();
       expect([replaced!.status, next!.status]).toEqual(['CANCELLED', 'QUEUED']);
+      expect(replaced!.cancelledBy).toEqual({ by: 'scheduler', actor: null });
       expect((await api().get(`/executions/${replaced!.id}/cancellation`).expect(200)).body).toEqual({
         executionId: replaced!.id,
         at: replaced!.finishedAt,
@@ -98,10 +168,11 @@ describe('the cancellation of a run', () => {
     }
   });
 
-  it('a run whose cancel neither the trail nor a replacing run shows is unknown: ask again', async () => {
+  it('an older run whose cancel neither the trail nor a replacing run shows is unknown: ask again', async () => {
     const run = await queued();
-    // as in the moment between a cancel's change and its entry in the trail
-    await t.app.get(ExecutionsService).cancel(run.id);
+    // as in the moment between a cancel's change and its entry in the trail, before runs kept who cancelled them
+    await t.app.get(ExecutionsService).cancel(run.id, 'ops-direct');
+    await forget(run.id);
     expect((await api().get(`/executions/${run.id}/cancellation`).expect(200)).body).toEqual({
       executionId: run.id,
       at: clock.now().toISOString(),

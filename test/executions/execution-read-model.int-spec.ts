@@ -72,7 +72,7 @@ describe('ExecutionReadModel', () => {
     );
     const retry = failed.retry(at(8), 1500);
     await executions.insert(retry);
-    const cancelled = await stored(job, at(9), (e) => e.cancel(at(10)));
+    const cancelled = await stored(job, at(9), (e) => e.cancel(at(10), { by: 'caller', actor: 'test' }));
     const scheduled = Execution.forJob(job, at(11), { trigger: 'SCHEDULE', scheduledFor: at(12), dueAt: at(12) });
     await executions.insert(scheduled);
 
@@ -231,6 +231,7 @@ describe('the ExecutionResponseJson migration', () => {
         parameters: {},
         triggeredBy: null,
         maxDurationSeconds: null,
+        cancelledBy: null,
       };
       expect(JSON.parse((await read.findJson(id))!)).toEqual(expected);
       const page = await read.listJson({ jobId }, { limit: 10 });

@@ -171,6 +171,7 @@ describe('executions over HTTP', () => {
         parameters: {},
         triggeredBy: null,
         maxDurationSeconds: 30,
+        cancelledBy: null,
       });
       expect(await read(res.body.id)).toEqual(res.body);
     });
@@ -277,7 +278,12 @@ describe('executions over HTTP', () => {
       const res = await act(execution.id, 'cancel');
 
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ ...execution, status: 'CANCELLED', finishedAt: '2026-11-30T10:00:01.000Z' });
+      expect(res.body).toEqual({
+        ...execution,
+        status: 'CANCELLED',
+        finishedAt: '2026-11-30T10:00:01.000Z',
+        cancelledBy: { by: 'caller', actor: 'ORBIT_ADMIN_TOKEN' },
+      });
       expect(res.body.startedAt).toBeNull();
     });
 
@@ -288,7 +294,12 @@ describe('executions over HTTP', () => {
       const res = await act(running.id, 'cancel');
 
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ ...running, status: 'CANCELLED', finishedAt: '2026-11-30T10:00:02.000Z' });
+      expect(res.body).toEqual({
+        ...running,
+        status: 'CANCELLED',
+        finishedAt: '2026-11-30T10:00:02.000Z',
+        cancelledBy: { by: 'caller', actor: 'ORBIT_ADMIN_TOKEN' },
+      });
       expect(res.body.startedAt).toBe('2026-11-30T10:00:01.000Z');
       expect(res.body.exitCode).toBeNull();
     });

@@ -244,7 +244,7 @@ describe('ExecutionRepository', () => {
     const first = (await executions.findById(execution.id))!;
     const second = (await executions.findById(execution.id))!;
     first.start(at(5));
-    second.cancel(at(6));
+    second.cancel(at(6), { by: 'caller', actor: 'test' });
 
     await executions.save(first);
     await expect(executions.save(second)).rejects.toBeInstanceOf(StaleWriteError);
@@ -264,7 +264,7 @@ describe('ExecutionRepository', () => {
     const first = (await executions.findById(execution.id))!;
     const second = (await executions.findById(execution.id))!;
     first.succeed(0, at(2));
-    second.cancel(at(3));
+    second.cancel(at(3), { by: 'caller', actor: 'test' });
 
     await executions.save(first);
     await expect(executions.save(second)).rejects.toBeInstanceOf(StaleWriteError);
@@ -302,7 +302,7 @@ describe('ExecutionRepository', () => {
     done.succeed(0, at(2));
     await executions.save(done);
     const cancelled = await storedExecution(job);
-    cancelled.cancel(at(1));
+    cancelled.cancel(at(1), { by: 'caller', actor: 'test' });
     await executions.save(cancelled);
     await storedExecution(await storedJob(t));
 
@@ -320,7 +320,7 @@ describe('batch writes (the worker cycle)', () => {
     expect(await row(a.id)).toMatchObject({ status: 'RUNNING', worker_id: 'w1', lease_expires_at: at(31), version: 2 });
     // someone cancels b behind the worker's back
     const other = (await executions.findById(b.id))!;
-    other.cancel(at(2));
+    other.cancel(at(2), { by: 'caller', actor: 'test' });
     await executions.save(other);
 
     a.succeed(0, at(3));
@@ -355,7 +355,7 @@ describe('batch writes (the worker cycle)', () => {
       await executions.save(execution);
     }
     const other = (await executions.findById(raced.id))!;
-    other.cancel(at(2));
+    other.cancel(at(2), { by: 'caller', actor: 'test' });
     await executions.save(other);
 
     const stale = await service.applyAll([

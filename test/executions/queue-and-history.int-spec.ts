@@ -3,7 +3,7 @@ import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../src/postgres/data-source-options.js';
 import { Database } from '../../src/shared/infrastructure/database.js';
-import { closeMigratable, migratableDatabase, undoFrom } from '../support/migrations.js';
+import { closeMigratable, migratableDatabase, migrateThrough, undoFrom } from '../support/migrations.js';
 import { insertJob, TestDatabase } from '../support/test-database.js';
 
 const MIGRATION = 'QueueAndHistory1766433600000';
@@ -175,7 +175,7 @@ describe('the queue and the history of executions', () => {
       );
     const stored = await rows();
 
-    await source.runMigrations({ transaction: 'all' });
+    await migrateThrough(db, MIGRATION);
     expect(await partitionsOf(ids)).toEqual([
       'executions_active',
       'executions_active',

@@ -371,7 +371,7 @@ describe('the scheduler, driven pass by pass with a fake clock', () => {
     it('a deleted job never fires again', async () => {
       const job = await n.createJob('* * * * *');
       await n.passAt(job.nextRunAt!);
-      await n.jobs.remove(job.id);
+      await n.jobs.remove(job.id, 'test');
       expect(await passEveryMinute(job.nextRunAt!, 10)).toBe(0);
       expect(await n.passAt(plus(job.nextRunAt!, HOUR))).toEqual({ jobs: 0, fired: 0 });
       const executions = await n.executionsOf(job.id);

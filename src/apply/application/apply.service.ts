@@ -33,13 +33,14 @@ export class ApplyService {
     this.sections = [channels, jobs];
   }
 
-  async apply(file: OrbitFile, options: { dryRun: boolean; prune: boolean }): Promise<PlanItem[]> {
+  /** `actor`: the name of the token that applies it. */
+  async apply(file: OrbitFile, options: { dryRun: boolean; prune: boolean; actor: string }): Promise<PlanItem[]> {
     try {
       return await this.transactions.run(async () => {
         await this.applied.lock();
         const plan: PlanItem[] = [];
         for (const section of this.sections)
-          plan.push(...(await section.apply(file[section.key] ?? {}, options.prune)));
+          plan.push(...(await section.apply(file[section.key] ?? {}, options.prune, options.actor)));
         if (options.dryRun) throw new DryRun(plan);
         return plan;
       });

@@ -29,7 +29,7 @@ export class JobsSection extends ApplySection {
     super();
   }
 
-  async apply(entries: Readonly<Record<string, JobEntry>>, prune: boolean): Promise<PlanItem[]> {
+  async apply(entries: Readonly<Record<string, JobEntry>>, prune: boolean, actor: string): Promise<PlanItem[]> {
     uniqueNames(this.key, Object.keys(entries));
     const stored = new Map((await this.all()).map((job) => [job.name, job]));
     const managed = await this.applied.ids();
@@ -52,7 +52,7 @@ export class JobsSection extends ApplySection {
     if (prune) {
       for (const job of stored.values()) {
         if (named.has(job.name) || !managed.has(job.id)) continue;
-        await forEntry(this.key, job.name, () => this.jobs.remove(job.id));
+        await forEntry(this.key, job.name, () => this.jobs.remove(job.id, actor));
         await this.applied.unmark(job.id);
         items.push({ section: this.key, name: job.name, action: 'delete', changes: [] });
       }

@@ -21,8 +21,11 @@ export interface PlanItem {
 export abstract class ApplySection {
   /** Its key in the file; sections apply in the order of ApplyService's list. */
   abstract readonly key: string;
-  /** Makes the stored resources match `entries` (validated shapes, by name) and says what it did. */
-  abstract apply(entries: Readonly<Record<string, object>>, prune: boolean): Promise<PlanItem[]>;
+  /**
+   * Makes the stored resources match `entries` (validated shapes, by name) and says what it did;
+   * `actor`, the name of the token that applies them, is who deletes what a prune deletes.
+   */
+  abstract apply(entries: Readonly<Record<string, object>>, prune: boolean, actor: string): Promise<PlanItem[]>;
   /** The stored resources as entries of the file, by name: what applies back unchanged. */
   abstract current(): Promise<Record<string, object>>;
 }

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { MinRole } from '../../shared/http/access.decorators.js';
+import type { Principal } from '../../shared/domain/principal.js';
+import { Caller, MinRole } from '../../shared/http/access.decorators.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { Audited } from '../../shared/http/audited.decorator.js';
 import { ApplyService } from '../application/apply.service.js';
@@ -28,9 +29,10 @@ export class ApplyController {
   })
   @ApiOkResponse({ type: ApplyResponse })
   @ApiErrors(400, 409)
-  async apply(@Body() body: ApplyRequestDto): Promise<ApplyResponse> {
+  async apply(@Body() body: ApplyRequestDto, @Caller() caller: Principal): Promise<ApplyResponse> {
     const dryRun = body.dryRun ?? false;
-    const items = await this.service.apply(entriesOf(body.file), { dryRun, prune: body.prune ?? false });
+    const prune = body.prune ?? false;
+    const items = await this.service.apply(entriesOf(body.file), { dryRun, prune, actor: caller.name });
     return { dryRun, items };
   }
 

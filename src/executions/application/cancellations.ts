@@ -3,24 +3,20 @@ import { AuditEvent, AuditLog } from '../../audit/application/audit-log.js';
 import type { AuditedAction } from '../../shared/application/audited-actions.js';
 import { JobsService } from '../../jobs/application/jobs.service.js';
 import { NotFoundError } from '../../shared/domain/domain-errors.js';
+import { CANCELLERS } from '../domain/execution.js';
 import { ExecutionStatus } from '../domain/execution-status.js';
 import { ExecutionsService } from './executions.service.js';
 
-/**
- * Who cancels a run: a caller of POST /executions/:id/cancel; the deletion of its job (its queued
- * runs go with it); or, with no request at all, the scheduler, which cancels the earlier run of a
- * REPLACE job when the next slot fires. `unknown` when none of these shows: the trail records a
- * request just after the change it made, so a read in between finds no entry yet.
- */
-export const CANCELLERS = ['caller', 'job_deletion', 'scheduler', 'unknown'] as const;
-export type Canceller = (typeof CANCELLERS)[number];
+/** Who cancelled a run, as the run keeps it; `unknown` when it does not, and the audit trail does not show. */
+export const CANCELLATION_SOURCES = [...CANCELLERS, 'unknown'] as const;
+export type CancellationSource = (typeof CANCELLATION_SOURCES)[number];
 
 export interface Cancellation {
   executionId: string;
   /** The run's finishedAt, which the cancel set. */
   at: Date;
-  by: Canceller;
-  /** The token's name, as the audit trail recorded it; null when no request did it, or the trail no longer says. */
+  by: CancellationSource;
+  /** The token's name; null when Orbit did it, or neither the run nor the trail says. */
   actor: string | null;
   /** The scheduler's: the run of the next slot, which replaced it. */
   replacedBy: string | null;
@@ -34,8 +30,7 @@ export abstract class ReplacingRuns {
 
 /**
  * The trail records a request once it succeeded, moments after the change it made: its entry is
- * looked for in this window after the run's end, so the read stays a short range of the trail's
- * newest-first index however long the trail is.
+ * looked for in this window after the run's end, a short range of the run's entries (or its job's).
  */
 const RECORDED_WITHIN_MS = 60_000;
 /**
@@ -44,7 +39,11 @@ const RECORDED_WITHIN_MS = 60_000;
  */
 const REPLACED_WITHIN_MS = 10_000;
 
-/** How a cancelled run came to be cancelled, from the run and the audit trail (the run stores no caller). */
+/**
+ * How a cancelled run came to be cancelled: as the run keeps it, and, for a run cancelled before
+ * runs kept it, from the audit trail. The trail records a request just after the change it made,
+ * so a read in between finds no entry yet: `unknown`, ask again.
+ */
 @Injectable()
 export class Cancellations {
   constructor(
@@ -61,18 +60,22 @@ export class Cancellations {
       throw new NotFoundError(`Execution ${id} was not cancelled: it is ${execution.status}`);
     }
     const found = { executionId: id, at, actor: null, replacedBy: null };
+    const kept = execution.cancelledBy;
+    if (kept?.by === 'scheduler')
+      return { ...found, ...kept, replacedBy: await this.replacedBy(execution.jobId, id, at) };
+    if (kept) return { ...found, ...kept };
     const cancel = await this.recorded('execution.cancelled', id, at);
     if (cancel) return { ...found, by: 'caller', actor: cancel.actor };
     const deletion = await this.recorded('job.deleted', execution.jobId, at);
     const jobGone = !(await this.jobs.namesOf([execution.jobId])).has(execution.jobId);
     if (deletion || jobGone) return { ...found, by: 'job_deletion', actor: deletion?.actor ?? null };
-    const replacedBy = await this.replacing.scheduledBetween(
-      execution.jobId,
-      id,
-      new Date(at.getTime() - REPLACED_WITHIN_MS),
-      at,
-    );
+    const replacedBy = await this.replacedBy(execution.jobId, id, at);
     return replacedBy ? { ...found, by: 'scheduler', replacedBy } : { ...found, by: 'unknown' };
+  }
+
+  /** The run of the slot that fired as the scheduler cancelled run `id` at `at`, if it was stored. */
+  private replacedBy(jobId: string, id: string, at: Date): Promise<string | null> {
+    return this.replacing.scheduledBetween(jobId, id, new Date(at.getTime() - REPLACED_WITHIN_MS), at);
   }
 
   private async recorded(action: AuditedAction, targetId: string, at: Date): Promise<AuditEvent | undefined> {

@@ -15,7 +15,7 @@ export class ExecutionRemovalGuard extends JobRemovalGuard {
     super();
   }
 
-  async beforeRemoval(jobId: string): Promise<void> {
+  async beforeRemoval(jobId: string, actor: string): Promise<void> {
     const active = await this.executions.findActiveByJob(jobId);
     const running = active.find((e) => e.status === ExecutionStatus.RUNNING);
     if (running) {
@@ -24,7 +24,7 @@ export class ExecutionRemovalGuard extends JobRemovalGuard {
       );
     }
     for (const execution of active) {
-      execution.cancel(this.clock.now());
+      execution.cancel(this.clock.now(), { by: 'job_deletion', actor });
       await this.executions.save(execution);
     }
   }

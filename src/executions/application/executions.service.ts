@@ -157,8 +157,9 @@ export class ExecutionsService {
     });
   }
 
-  cancel(id: string): Promise<Execution> {
-    return this.act(id, (execution, now) => execution.cancel(now));
+  /** A caller's cancel; `actor`, the name of its token. */
+  cancel(id: string, actor: string): Promise<Execution> {
+    return this.act(id, (execution, now) => execution.cancel(now, { by: 'caller', actor }));
   }
 
   /**

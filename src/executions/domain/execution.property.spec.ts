@@ -105,7 +105,7 @@ function apply(execution: Execution, action: Action, at: Date): void {
     case 'fail':
       return execution.fail(action.exitCode, action.errorMessage, at);
     case 'cancel':
-      return execution.cancel(at);
+      return execution.cancel(at, { by: 'caller', actor: 'property' });
   }
 }
 

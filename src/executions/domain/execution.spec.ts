@@ -1,5 +1,5 @@
 import { ConflictError, IllegalTransitionError, InvalidArgumentError } from '../../shared/domain/domain-errors.js';
-import { Execution, ExecutionProps, JobSnapshot } from './execution.js';
+import { CancelledBy, Execution, ExecutionProps, JobSnapshot } from './execution.js';
 import {
   allowedEdges,
   EXECUTION_STATUSES,
@@ -15,6 +15,7 @@ const CREATED_AT = new Date('2026-05-04T10:00:00.000Z');
 const STARTED_AT = new Date('2026-05-04T10:00:05.000Z');
 const FINISHED_AT = new Date('2026-05-04T10:01:00.000Z');
 const ACTION_AT = new Date('2026-05-04T10:02:00.000Z');
+const BY_CALLER: CancelledBy = { by: 'caller', actor: 'ops-alice' };
 
 // The refusals, word for word from the seed write-up.
 const NOT_QUEUED = 'Only queued executions can be started';
@@ -55,7 +56,7 @@ function executionIn(state: ExecutionStatus, snapshot: JobSnapshot = jobSnapshot
       execution.fail(1, 'Backup command failed', FINISHED_AT);
       break;
     case CANCELLED:
-      execution.cancel(FINISHED_AT);
+      execution.cancel(FINISHED_AT, BY_CALLER);
       break;
   }
   expect(execution.status).toBe(state);
@@ -66,7 +67,7 @@ const ACTIONS: Record<ExecutionAction, (execution: Execution) => void> = {
   start: (execution) => execution.start(ACTION_AT, 'worker-7'),
   succeed: (execution) => execution.succeed(3, ACTION_AT),
   fail: (execution) => execution.fail(2, 'disk full', ACTION_AT),
-  cancel: (execution) => execution.cancel(ACTION_AT),
+  cancel: (execution) => execution.cancel(ACTION_AT, BY_CALLER),
 };
 
 function thrownBy(action: () => unknown): unknown {
@@ -106,7 +107,12 @@ const LEGAL: LegalCase[] = [
     to: RUNNING,
     changes: { status: RUNNING, startedAt: ACTION_AT, workerId: 'worker-7' },
   },
-  { action: 'cancel', state: QUEUED, to: CANCELLED, changes: { status: CANCELLED, finishedAt: ACTION_AT } },
+  {
+    action: 'cancel',
+    state: QUEUED,
+    to: CANCELLED,
+    changes: { status: CANCELLED, finishedAt: ACTION_AT, cancelledBy: BY_CALLER },
+  },
   {
     action: 'succeed',
     state: RUNNING,
@@ -119,7 +125,12 @@ const LEGAL: LegalCase[] = [
     to: FAILED,
     changes: { status: FAILED, exitCode: 2, errorMessage: 'disk full', finishedAt: ACTION_AT },
   },
-  { action: 'cancel', state: RUNNING, to: CANCELLED, changes: { status: CANCELLED, finishedAt: ACTION_AT } },
+  {
+    action: 'cancel',
+    state: RUNNING,
+    to: CANCELLED,
+    changes: { status: CANCELLED, finishedAt: ACTION_AT, cancelledBy: BY_CALLER },
+  },
 ];
 
 const FORBIDDEN: ForbiddenCase[] = [
@@ -200,6 +211,7 @@ describe('Execution lifecycle', () => {
         parameters: {},
         triggeredBy: null,
         upstreamStatus: null,
+        cancelledBy: null,
       });
     });
 
@@ -424,19 +436,32 @@ describe('Execution lifecycle', () => {
     it('cancel when queued sets finishedAt and leaves startedAt null: it never started', () => {
       const execution = executionIn(QUEUED);
 
-      execution.cancel(ACTION_AT);
+      execution.cancel(ACTION_AT, BY_CALLER);
 
       expect(execution.status).toBe(CANCELLED);
       expect(execution.finishedAt).toEqual(ACTION_AT);
       expect(execution.startedAt).toBeNull();
       expect(execution.workerId).toBeNull();
       expect(execution.exitCode).toBeNull();
+      expect(execution.cancelledBy).toEqual(BY_CALLER);
+    });
+
+    it.each<CancelledBy>([
+      { by: 'job_deletion', actor: 'ops-bob' },
+      { by: 'scheduler', actor: null },
+    ])('cancel keeps who cancelled: $by', (by) => {
+      const execution = executionIn(RUNNING);
+      expect(execution.cancelledBy).toBeNull();
+
+      execution.cancel(ACTION_AT, by);
+
+      expect(execution.cancelledBy).toEqual(by);
     });
 
     it('cancel when running keeps startedAt and sets finishedAt', () => {
       const execution = executionIn(RUNNING);
 
-      execution.cancel(ACTION_AT);
+      execution.cancel(ACTION_AT, BY_CALLER);
 
       expect(execution.status).toBe(CANCELLED);
       expect(execution.startedAt).toEqual(STARTED_AT);
@@ -447,15 +472,16 @@ describe('Execution lifecycle', () => {
     it('cancel when succeeded is rejected', () => {
       const execution = executionIn(SUCCEEDED);
 
-      expectRefusal(() => execution.cancel(ACTION_AT), IllegalTransitionError, CANNOT_CANCEL);
+      expectRefusal(() => execution.cancel(ACTION_AT, BY_CALLER), IllegalTransitionError, CANNOT_CANCEL);
       expect(execution.finishedAt).toEqual(FINISHED_AT);
+      expect(execution.cancelledBy).toBeNull();
     });
 
     it('a cancelled-while-running execution cannot be cancelled again', () => {
       const execution = executionIn(RUNNING);
-      execution.cancel(FINISHED_AT);
+      execution.cancel(FINISHED_AT, BY_CALLER);
 
-      expectRefusal(() => execution.cancel(ACTION_AT), IllegalTransitionError, CANNOT_CANCEL);
+      expectRefusal(() => execution.cancel(ACTION_AT, BY_CALLER), IllegalTransitionError, CANNOT_CANCEL);
       expect(execution.finishedAt).toEqual(FINISHED_AT);
     });
   });
@@ -515,6 +541,7 @@ describe('Execution lifecycle', () => {
         parameters: {},
         triggeredBy: null,
         upstreamStatus: null,
+        cancelledBy: null,
       });
       expect(retry.id).not.toBe(failed.id);
       expect(failed.toProps()).toEqual(before);

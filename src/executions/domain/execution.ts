@@ -80,6 +80,22 @@ export interface ExecutionProps extends JobSnapshot {
   triggeredBy: string | null;
   /** That upstream execution's final status. */
   upstreamStatus: string | null;
+  /** Who cancelled it: null unless it was cancelled, and for a run cancelled before Orbit stored it. */
+  cancelledBy: CancelledBy | null;
+}
+
+/**
+ * Who cancels a run: a caller of the API (the dashboard's Cancel too), the deletion of its job
+ * (its queued runs go with it), or the scheduler, which cancels the earlier run of a REPLACE job
+ * when the next slot fires. Nothing else cancels: a shutdown, a lost worker and a timeout fail a run.
+ */
+export const CANCELLERS = ['caller', 'job_deletion', 'scheduler'] as const;
+export type Canceller = (typeof CANCELLERS)[number];
+
+export interface CancelledBy {
+  by: Canceller;
+  /** The name of the token that cancelled it, or that deleted its job; null when Orbit did it. */
+  actor: string | null;
 }
 
 /** What a failure was, when its writer knows more than its message says: what metrics count, never the text. */
@@ -137,6 +153,7 @@ export class Execution {
       parameters: options.parameters ?? {},
       triggeredBy: options.upstream?.executionId ?? null,
       upstreamStatus: options.upstream?.status ?? null,
+      cancelledBy: null,
     });
   }
 
@@ -180,10 +197,11 @@ export class Execution {
     this.props.failureCause = cause;
   }
 
-  /** QUEUED or RUNNING → CANCELLED. A queued execution that is cancelled never gets a startedAt. */
-  cancel(now: Date): void {
+  /** QUEUED or RUNNING → CANCELLED, by `by`. A queued execution that is cancelled never gets a startedAt. */
+  cancel(now: Date, by: CancelledBy): void {
     this.transition('cancel');
     this.props.finishedAt = now;
+    this.props.cancelledBy = { ...by };
   }
 
   /**
@@ -318,6 +336,9 @@ export class Execution {
   }
   get waitingFor(): string | null {
     return this.props.waitingFor;
+  }
+  get cancelledBy(): CancelledBy | null {
+    return this.props.cancelledBy;
   }
 
   private transition(action: ExecutionAction, checkArguments?: () => void): void {

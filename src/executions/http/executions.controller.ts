@@ -15,7 +15,8 @@ import {
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { MinRole } from '../../shared/http/access.decorators.js';
+import type { Principal } from '../../shared/domain/principal.js';
+import { Caller, MinRole } from '../../shared/http/access.decorators.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { DomainError } from '../../shared/domain/domain-errors.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
@@ -146,8 +147,10 @@ export class ExecutionsController implements BeforeApplicationShutdown {
   @ApiOperation({
     summary: 'Who cancelled a cancelled run, and when',
     description:
-      'From the audit trail, which records who called cancel (or deleted the job of a queued run); a run that ' +
-      'Orbit cancelled itself (the earlier run of a REPLACE job, when the next slot fires) names no one. ' +
+      'As the run keeps it (its cancelledBy), with the run that replaced it when the scheduler cancelled it; for a ' +
+      'run cancelled before runs kept it, from the audit trail, which records who called cancel (or deleted the ' +
+      'job of a queued run). A run that Orbit cancelled itself (the earlier run of a REPLACE job, when the next ' +
+      'slot fires) names no one. ' +
       '404 for a run that was not cancelled.',
   })
   @ApiOkResponse({ type: CancellationResponse })
@@ -265,7 +268,11 @@ export class ExecutionsController implements BeforeApplicationShutdown {
   @ApiOperation({ summary: 'QUEUED or RUNNING → CANCELLED; a running command is stopped by its worker' })
   @ApiOkResponse({ type: ExecutionResponse })
   @ApiErrors(400, 404, 409)
-  async cancel(@Param('id', ParseUUIDPipe) id: string, @Body() _body: EmptyBodyDto): Promise<ExecutionResponse> {
-    return ExecutionResponse.from(await this.executions.cancel(id));
+  async cancel(
+    @Param('id', ParseUUIDPipe) id: string,
+    @Body() _body: EmptyBodyDto,
+    @Caller() caller: Principal,
+  ): Promise<ExecutionResponse> {
+    return ExecutionResponse.from(await this.executions.cancel(id, caller.name));
   }
 }

@@ -7,7 +7,9 @@ import { ExecutionProps } from '../domain/execution.js';
  * runtime's own (set by a claim, renewed by heartbeats, cleared by any other change), and
  * `response_json`, which PostgreSQL writes itself (see the ExecutionResponseJson migration).
  * The `changes` columns are the arguments of orbit_save_executions: a new one is also a migration
- * that replaces that function (see the SaveByFunction migration).
+ * that replaces that function (see the SaveByFunction migration). `cancelledBy` is not one: only a
+ * cancel writes it, by a statement of its own (see SqlExecutionRepository), so the saves of every
+ * other change, a run's finish first, send and write no more than before.
  */
 export const EXECUTION_COLUMNS = new TableColumns<ExecutionProps>('executions', {
   id: { type: 'uuid' },
@@ -39,4 +41,5 @@ export const EXECUTION_COLUMNS = new TableColumns<ExecutionProps>('executions', 
   triggeredBy: { type: 'uuid' },
   upstreamStatus: { type: 'text' },
   maxDurationSeconds: { type: 'integer' },
+  cancelledBy: { type: 'jsonb' },
 });

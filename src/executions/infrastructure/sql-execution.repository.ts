@@ -12,7 +12,7 @@ import {
   slotKey,
 } from '../application/execution.repository.js';
 import { Execution, ExecutionProps } from '../domain/execution.js';
-import { TRANSITIONS } from '../domain/execution-status.js';
+import { ExecutionStatus, TRANSITIONS } from '../domain/execution-status.js';
 import { EXECUTION_COLUMNS } from './execution.columns.js';
 
 @Injectable()
@@ -38,11 +38,21 @@ export class SqlExecutionRepository extends ExecutionRepository {
 
   async saveAll(executions: Execution[], leaseExpiresAt: Date | null = null): Promise<Execution[]> {
     if (executions.length === 0) return [];
-    const props = executions.map((e) => e.toProps());
-    const written = await this.db.rows<{ id: string }>(SAVE, [
-      ...EXECUTION_COLUMNS.values(props, SAVED),
-      leaseExpiresAt,
-    ]);
+    // a run is saved CANCELLED once, by its cancel: nothing changes a run that ended
+    const cancels = executions.filter((e) => e.status === ExecutionStatus.CANCELLED);
+    const others = executions.filter((e) => e.status !== ExecutionStatus.CANCELLED);
+    const written: { id: string }[] = [];
+    if (others.length > 0) {
+      const props = others.map((e) => e.toProps());
+      written.push(
+        ...(await this.db.rows<{ id: string }>(SAVE, [...EXECUTION_COLUMNS.values(props, SAVED), leaseExpiresAt])),
+      );
+    }
+    for (const execution of cancels) {
+      written.push(
+        ...(await this.db.rows<{ id: string }>(CANCEL, EXECUTION_COLUMNS.params(execution.toProps(), CANCEL_SAVED))),
+      );
+    }
     const landed = new Set(written.map((row) => row.id));
     const stale: Execution[] = [];
     for (const execution of executions) {
@@ -175,6 +185,17 @@ const INSERT = `INSERT INTO executions (${EXECUTION_COLUMNS.names()}) SELECT * F
  */
 export const SAVED = ['id', 'version', ...EXECUTION_COLUMNS.changing()] as const;
 const SAVE = `SELECT id FROM orbit_save_executions(${EXECUTION_COLUMNS.arrays(SAVED)}, $${SAVED.length + 1}) AS id`;
+
+/**
+ * A cancel: what any change writes, and who cancelled, in the one row version that moves the run
+ * to the history, where its stored JSON is made once, with it. As conditional as the save.
+ */
+const CANCEL_SAVED = [...SAVED, 'cancelledBy'] as const;
+const [, , ...CANCEL_WRITES] = CANCEL_SAVED;
+const CANCEL = `UPDATE executions SET ${EXECUTION_COLUMNS.assignments(CANCEL_WRITES, 3)}, version = version + 1,
+    lease_expires_at = NULL
+  WHERE id = $1 AND version = $2 AND status IN (${TRANSITIONS.cancel.from.map((status) => `'${status}'`).join(', ')})
+  RETURNING id`;
 
 /**
  * What a worker ($n: its labels, $n+1: its id) may run: its selector is among the labels, it is

@@ -6,8 +6,11 @@ import { Injectable } from '@nestjs/common';
  * refer to jobs, which register with JobRemovalGuards, so that jobs depend on none of them.
  */
 export abstract class JobRemovalGuard {
-  /** Inside the removal's transaction, the job's row locked: throws ConflictError to refuse it. */
-  abstract beforeRemoval(jobId: string): Promise<void>;
+  /**
+   * Inside the removal's transaction, the job's row locked: throws ConflictError to refuse it.
+   * `actor`: the name of the token that deletes the job.
+   */
+  abstract beforeRemoval(jobId: string, actor: string): Promise<void>;
 }
 
 /**
@@ -23,7 +26,7 @@ export class JobRemovalGuards {
     this.guards.push(guard);
   }
 
-  async beforeRemoval(jobId: string): Promise<void> {
-    for (const guard of this.guards) await guard.beforeRemoval(jobId);
+  async beforeRemoval(jobId: string, actor: string): Promise<void> {
+    for (const guard of this.guards) await guard.beforeRemoval(jobId, actor);
   }
 }

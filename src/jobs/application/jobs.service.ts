@@ -161,8 +161,11 @@ export class JobsService {
     return this.jobs.triggeredAfter(names);
   }
 
-  /** Refused while an execution of the job runs; its queued executions are cancelled; its history stays. */
-  async remove(id: string): Promise<void> {
+  /**
+   * Refused while an execution of the job runs; its queued executions are cancelled; its history
+   * stays. `actor`: the name of the token that deletes it, which its cancelled runs keep.
+   */
+  async remove(id: string, actor: string): Promise<void> {
     await this.transactions.run(async () => {
       const job = await this.get(id, 'update');
       const followers = this.followersOf(job.name, await this.jobs.lockTriggerGraph());
@@ -171,7 +174,7 @@ export class JobsService {
           `Job '${job.name}' cannot be deleted: ${followers.join(', ')} ${followers.length === 1 ? 'is' : 'are'} triggered by it; change their triggers first`,
         );
       }
-      await this.removalGuards.beforeRemoval(job.id);
+      await this.removalGuards.beforeRemoval(job.id, actor);
       await this.jobs.markDeleted(job, this.clock.now());
     });
   }

@@ -7,7 +7,8 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { MinRole } from '../../shared/http/access.decorators.js';
+import type { Principal } from '../../shared/domain/principal.js';
+import { Caller, MinRole } from '../../shared/http/access.decorators.js';
 import { EmptyBodyDto } from '../../shared/http/empty-body.dto.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { Audited } from '../../shared/http/audited.decorator.js';
@@ -139,8 +140,8 @@ export class JobsController {
   })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiErrors(400, 404, 409)
-  async remove(@Param('id', ParseUUIDPipe) id: string): Promise<void> {
-    await this.jobs.remove(id);
+  async remove(@Param('id', ParseUUIDPipe) id: string, @Caller() caller: Principal): Promise<void> {
+    await this.jobs.remove(id, caller.name);
   }
 
   @Get(':id/next-runs')

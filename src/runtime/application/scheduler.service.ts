@@ -189,7 +189,7 @@ export class SchedulerService implements Wakeable {
         executionId: earlier.id,
         msg: `Job ${job.name}: cancelling the earlier execution for slot ${slot.toISOString()} (REPLACE)`,
       });
-      await this.executions.apply(earlier, (e, at) => e.cancel(at));
+      await this.executions.apply(earlier, (e, at) => e.cancel(at, { by: 'scheduler', actor: null }));
     }
     const runs = await this.scheduled(job, slot, now);
     return (await this.executionRepository.insertAll(runs)) > 0;

@@ -470,7 +470,7 @@ export interface paths {
         };
         /**
          * Who cancelled a cancelled run, and when
-         * @description From the audit trail, which records who called cancel (or deleted the job of a queued run); a run that Orbit cancelled itself (the earlier run of a REPLACE job, when the next slot fires) names no one. 404 for a run that was not cancelled.
+         * @description As the run keeps it (its cancelledBy), with the run that replaced it when the scheduler cancelled it; for a run cancelled before runs kept it, from the audit trail, which records who called cancel (or deleted the job of a queued run). A run that Orbit cancelled itself (the earlier run of a REPLACE job, when the next slot fires) names no one. 404 for a run that was not cancelled.
          */
         get: operations["ExecutionsController_cancellation"];
         put?: never;
@@ -1645,6 +1645,19 @@ export interface components {
              */
             runAt?: string;
         };
+        CancelledByResponse: {
+            /**
+             * @description `caller`: a call of POST /executions/:id/cancel (the dashboard's Cancel too); `job_deletion`: its job was deleted while the run was queued; `scheduler`: Orbit did it: the scheduler cancels the earlier run of a REPLACE job when the next slot fires
+             * @example caller
+             * @enum {string}
+             */
+            by: "caller" | "job_deletion" | "scheduler";
+            /**
+             * @description The name of the token that cancelled it, or that deleted its job; null when Orbit did it
+             * @example ops-alice
+             */
+            actor: string | null;
+        };
         ExecutionResponse: {
             /**
              * Format: uuid
@@ -1767,6 +1780,11 @@ export interface components {
              * @example 1800
              */
             maxDurationSeconds: number | null;
+            /**
+             * @description Who cancelled it; null unless it was cancelled, and for a run cancelled before Orbit kept it (GET /executions/:id/cancellation tells those from the audit trail)
+             * @example null
+             */
+            cancelledBy: components["schemas"]["CancelledByResponse"] | null;
         };
         BackfillDto: {
             /**
@@ -1814,13 +1832,13 @@ export interface components {
              */
             at: string;
             /**
-             * @description `caller`: a call of POST /executions/:id/cancel; `job_deletion`: its job was deleted while the run was queued; `scheduler`: no request did it, Orbit did: the scheduler cancels the earlier run of a REPLACE job when the next slot fires (`replacedBy`); `unknown`: none of these shows, as in the moment between a cancel and its entry in the audit trail: ask again
+             * @description `caller`: a call of POST /executions/:id/cancel; `job_deletion`: its job was deleted while the run was queued; `scheduler`: no request did it, Orbit did: the scheduler cancels the earlier run of a REPLACE job when the next slot fires (`replacedBy`); `unknown`: none of these shows, as in the moment between a cancel and its entry in the audit trail, for a run cancelled before runs kept who cancelled them: ask again
              * @example caller
              * @enum {string}
              */
             by: "caller" | "job_deletion" | "scheduler" | "unknown";
             /**
-             * @description The name of the token that cancelled it, or that deleted its job, as the audit trail recorded it; null when Orbit did it, or the trail does not say
+             * @description The name of the token that cancelled it, or that deleted its job (as the run keeps it, or for an older run as the audit trail recorded it); null when Orbit did it, or neither says
              * @example ops-alice
              */
             actor: string | null;

@@ -1,9 +1,28 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { EXECUTION_TRIGGERS, Execution } from '../../domain/execution.js';
+import { CANCELLERS, EXECUTION_TRIGGERS, Execution } from '../../domain/execution.js';
 import { EXECUTION_STATUSES } from '../../domain/execution-status.js';
 import { isoTime } from '../../../shared/http/iso-time.js';
 
 const iso = (date: Date | null): string | null => (date === null ? null : isoTime(date));
+
+export class CancelledByResponse {
+  @ApiProperty({
+    enum: CANCELLERS,
+    example: 'caller',
+    description:
+      "`caller`: a call of POST /executions/:id/cancel (the dashboard's Cancel too); `job_deletion`: its job was " +
+      'deleted while the run was queued; `scheduler`: Orbit did it: the scheduler cancels the earlier run of a ' +
+      'REPLACE job when the next slot fires',
+  })
+  by!: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'ops-alice',
+    description: 'The name of the token that cancelled it, or that deleted its job; null when Orbit did it',
+  })
+  actor!: string | null;
+}
 
 export class ExecutionResponse {
   @ApiProperty({ example: '5c3b0c55-9f8e-4a51-8f0e-2b1f7f7e2a11', format: 'uuid' })
@@ -104,6 +123,15 @@ export class ExecutionResponse {
     description: "The job's maxDurationSeconds when the run was created: running longer is told once; null: no limit",
   })
   maxDurationSeconds!: number | null;
+  @ApiProperty({
+    type: CancelledByResponse,
+    nullable: true,
+    example: null,
+    description:
+      'Who cancelled it; null unless it was cancelled, and for a run cancelled before Orbit kept it (' +
+      'GET /executions/:id/cancellation tells those from the audit trail)',
+  })
+  cancelledBy!: CancelledByResponse | null;
 
   /** Field by field (no rest/spread copies) and isoTime: a page maps up to 100 of these per request. */
   static from(execution: Execution): ExecutionResponse {
@@ -135,6 +163,7 @@ export class ExecutionResponse {
       parameters: p.parameters,
       triggeredBy: p.triggeredBy,
       maxDurationSeconds: p.maxDurationSeconds,
+      cancelledBy: p.cancelledBy && { by: p.cancelledBy.by, actor: p.cancelledBy.actor },
     };
   }
 }
