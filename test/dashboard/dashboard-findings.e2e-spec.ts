@@ -188,6 +188,32 @@ describe('the dashboard as a newcomer reads it', () => {
     }
   });
 
+  it('a cancelled run says who cancelled it from the run itself, and who pruned its job by an apply', async () => {
+    const applier = await token('findings-applier', 'admin');
+    const apply = (jobs: Body, prune: boolean) =>
+      api().post('/apply').set('Authorization', `Bearer ${applier}`).send({ file: { jobs }, prune }).expect(200);
+    await apply({ 'findings-pruned': { command: 'true', cronExpression: '0 3 1 1 *' } }, false);
+    const [pruned] = (await api().get('/jobs').query({ name: 'findings-pruned' }).expect(200)).body.items as Body[];
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const byPrune = await runNow(pruned!.id as string, { runAt: later });
+    await apply({}, true);
+    const byCaller = await runNow((await createJob({ name: 'findings-kept', command: 'true' })).id as string, {
+      runAt: later,
+    });
+    await api().post(`/executions/${byCaller.id}/cancel`).expect(200);
+
+    // the run says who: the page needs no other answer (the audit trail names no job that an apply deletes)
+    await page.route('**/executions/*/cancellation', (route) => route.abort());
+    try {
+      await page.goto(`/ui/executions/${byPrune.id}`);
+      await textOf(ending(), /^Cancelled at .+ when findings-applier deleted its job\.$/);
+      await page.goto(`/ui/executions/${byCaller.id}`);
+      await textOf(ending(), /^Cancelled by ORBIT_ADMIN_TOKEN at /);
+    } finally {
+      await page.unroute('**/executions/*/cancellation');
+    }
+  });
+
   it('a run stopped when its worker shut down says so, not exit code -1 alone', async () => {
     const stopping = await createTestApp({
       db: t.db,

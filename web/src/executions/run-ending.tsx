@@ -10,21 +10,30 @@ type Cancellation = components['schemas']['CancellationResponse'];
 const cancellationOf = (id: string) => ok(api.GET('/executions/{id}/cancellation', { params: { path: { id } } }));
 
 /**
- * The audit trail records a cancel just after the change, which the page may hear of first: an
- * answer that does not know yet is asked again, every second, for this long after the cancel.
+ * A run cancelled before runs kept who cancelled them is told from the audit trail, which records
+ * a cancel just after the change, which the page may hear of first: an answer that does not know
+ * yet is asked again, every second, for this long after the cancel.
  */
 const UNKNOWN_FOR_MS = 30_000;
 const askAgain = (cancellation: Cancellation | undefined) =>
   cancellation?.by === 'unknown' && Date.now() - Date.parse(cancellation.at) < UNKNOWN_FOR_MS;
 
-/** How a run that ended came to end, in a sentence: who cancelled it, or why it failed. */
+/**
+ * How a run that ended came to end, in a sentence: who cancelled it, or why it failed. Who
+ * cancelled a run is on the run; the cancellation is asked for what is not: the run that replaced
+ * one the scheduler cancelled, and who cancelled a run that does not keep it.
+ */
 export function RunEnding({ execution }: { execution: Execution }) {
-  const { id, status } = execution;
+  const { id, status, cancelledBy, finishedAt } = execution;
+  const ask = status === 'CANCELLED' && (cancelledBy === null || cancelledBy.by === 'scheduler');
   const cancellation = useLive<Cancellation | undefined>(
-    () => (status === 'CANCELLED' ? cancellationOf(id) : Promise.resolve(undefined)),
-    [id, status],
+    () => (ask ? cancellationOf(id) : Promise.resolve(undefined)),
+    [id, ask],
     { pollMs: 1000, pollWhile: askAgain },
   );
+  const kept: Cancellation | undefined =
+    cancelledBy && finishedAt ? { executionId: id, at: finishedAt, replacedBy: null, ...cancelledBy } : undefined;
+  const cancelled = cancellation.data ?? kept;
   if (!['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(status)) return null;
   return (
     <section aria-labelledby="ending-heading" class="ending">
@@ -37,7 +46,7 @@ export function RunEnding({ execution }: { execution: Execution }) {
         </p>
       )}
       {status === 'FAILED' && <Failure execution={execution} />}
-      {status === 'CANCELLED' && cancellation.data && <Cancelled cancellation={cancellation.data} />}
+      {status === 'CANCELLED' && cancelled && <Cancelled cancellation={cancelled} />}
       <Problem error={cancellation.error} />
     </section>
   );
