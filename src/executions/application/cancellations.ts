@@ -61,9 +61,10 @@ export class Cancellations {
     }
     const found = { executionId: id, at, actor: null, replacedBy: null };
     const kept = execution.cancelledBy;
-    if (kept?.by === 'scheduler')
-      return { ...found, ...kept, replacedBy: await this.replacedBy(execution.jobId, id, at) };
-    if (kept) return { ...found, ...kept };
+    if (kept) {
+      const replacedBy = kept.by === 'scheduler' ? await this.replacedBy(execution.jobId, id, at) : null;
+      return { ...found, ...kept, replacedBy };
+    }
     const cancel = await this.recorded('execution.cancelled', id, at);
     if (cancel) return { ...found, by: 'caller', actor: cancel.actor };
     const deletion = await this.recorded('job.deleted', execution.jobId, at);
