@@ -73,6 +73,22 @@ async function retryAfter(api: ApiClient, id: string): Promise<Execution | null>
   return page.items[0] ?? null;
 }
 
+/** Who cancelled a run, as the API keeps it. */
+interface CancelledBy {
+  by: 'caller' | 'job_deletion' | 'scheduler';
+  actor: string | null;
+}
+
+/** Who cancelled a run, in words: a token's name, its job's deletion, or the scheduler. */
+function cancelledBy(value: CancelledBy | null | undefined): string | null {
+  if (!value) return null;
+  const who = value.actor ? `'${value.actor}'` : 'an unnamed caller';
+  if (value.by === 'caller') return who;
+  if (value.by === 'job_deletion')
+    return value.actor ? `the deletion of its job, by ${who}` : 'the deletion of its job';
+  return 'the scheduler (a newer run replaced it)';
+}
+
 function describeEnd(execution: Execution, end: End): string {
   const detail = execution.errorMessage ? `: ${execution.errorMessage}` : '';
   return `Run ${execution.id} ${status(end.status)} (exit code ${end.exitCode ?? '-'})${detail}`;
@@ -160,7 +176,7 @@ export function runsCommand(): Command {
       const { api, json } = contextOf(command);
       const execution = await api.get<Execution>(`/executions/${await runId(api, ref)}`);
       if (json) printJson(execution);
-      else printRecord(execution);
+      else printRecord({ ...execution, cancelledBy: cancelledBy(execution.cancelledBy as CancelledBy | null) });
     });
   runs
     .command('cancel <run>')

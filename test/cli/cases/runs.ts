@@ -151,6 +151,8 @@ export function runsCases(h: Harness): void {
       expect((await h.cli(['logs', id.slice(0, 13)], {}, viaFresh)).code).toBe(0);
       const cancel = await h.cli(['runs', 'cancel', id.slice(0, 6)], {}, viaFresh);
       expect(cancel).toEqual({ code: 0, stdout: `Run ${id} is CANCELLED\n`, stderr: '' });
+      const cancelled = await h.cli(['runs', 'get', id], {}, viaFresh);
+      expect(cancelled.stdout).toMatch(/^cancelledBy\s+'[^']+'$/m);
       const json = JSON.parse((await h.cli(['runs', 'get', id, '--json'], {}, viaFresh)).stdout) as Body;
       expect(json).toMatchObject({ id, status: 'CANCELLED' });
     });
