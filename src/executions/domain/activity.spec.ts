@@ -34,9 +34,9 @@ describe('outcomeBuckets', () => {
 
   it('fills every bucket, those without a run at zero', () => {
     const filled = outcomeBuckets(buckets, [
-      { bucket: 0, status: ExecutionStatus.FAILED, runs: 2 },
-      { bucket: 23, status: ExecutionStatus.SUCCEEDED, runs: 5 },
-      { bucket: 23, status: ExecutionStatus.RUNNING, runs: 1 },
+      { bucket: new Date('2026-11-29T11:00:00.000Z'), status: ExecutionStatus.FAILED, runs: 2 },
+      { bucket: new Date('2026-11-30T10:00:00.000Z'), status: ExecutionStatus.SUCCEEDED, runs: 5 },
+      { bucket: new Date('2026-11-30T10:00:00.000Z'), status: ExecutionStatus.RUNNING, runs: 1 },
     ]);
     expect(filled).toHaveLength(24);
     expect(filled[0]).toEqual({
@@ -50,11 +50,14 @@ describe('outcomeBuckets', () => {
     });
   });
 
-  it.each([-1, 24, 1.5])('refuses bucket %d, outside the window', (bucket) => {
-    expect(() => outcomeBuckets(buckets, [{ bucket, status: ExecutionStatus.FAILED, runs: 1 }])).toThrow(
-      `bucket ${bucket} is outside the window's 24 buckets`,
-    );
-  });
+  it.each(['2026-11-29T10:00:00.000Z', '2026-11-30T11:00:00.000Z', '2026-11-30T09:30:00.000Z'])(
+    'refuses %s, which starts no bucket of the window',
+    (start) => {
+      expect(() =>
+        outcomeBuckets(buckets, [{ bucket: new Date(start), status: ExecutionStatus.FAILED, runs: 1 }]),
+      ).toThrow(`${start} starts no bucket of the window`);
+    },
+  );
 });
 
 describe('levelSamples', () => {
@@ -65,9 +68,9 @@ describe('levelSamples', () => {
       buckets,
       [
         // what waited and ran when the window began
-        { bucket: 0, queued: 3, running: 1 },
-        { bucket: 2, queued: -2, running: 2 },
-        { bucket: 59, queued: 1, running: -3 },
+        { bucket: new Date('2026-11-30T09:18:00.000Z'), queued: 3, running: 1 },
+        { bucket: new Date('2026-11-30T09:20:00.000Z'), queued: -2, running: 2 },
+        { bucket: new Date('2026-11-30T10:17:00.000Z'), queued: 1, running: -3 },
       ],
       NOW,
     );

@@ -30,9 +30,9 @@ export function activityBuckets(window: ActivityWindow, now: Date): ActivityBuck
   };
 }
 
-/** Runs created in a bucket, by what they are now. */
+/** Runs created in a bucket (by its start), by what they are now. */
 export interface OutcomeCount {
-  bucket: number;
+  bucket: Date;
   status: ExecutionStatus;
   runs: number;
 }
@@ -58,7 +58,7 @@ export function outcomeBuckets(buckets: ActivityBuckets, counts: readonly Outcom
  * level the window found.
  */
 export interface LevelChange {
-  bucket: number;
+  bucket: Date;
   queued: number;
   running: number;
 }
@@ -92,9 +92,11 @@ function bucketStart(buckets: ActivityBuckets, i: number): Date {
   return new Date(buckets.since.getTime() + i * buckets.stepMs);
 }
 
-function inWindow(buckets: ActivityBuckets, bucket: number): number {
-  if (!Number.isInteger(bucket) || bucket < 0 || bucket >= buckets.count) {
-    throw new RangeError(`bucket ${bucket} is outside the window's ${buckets.count} buckets`);
+/** The index of the bucket that starts at `start`. */
+function inWindow(buckets: ActivityBuckets, start: Date): number {
+  const i = (start.getTime() - buckets.since.getTime()) / buckets.stepMs;
+  if (!Number.isInteger(i) || i < 0 || i >= buckets.count) {
+    throw new RangeError(`${start.toISOString()} starts no bucket of the window`);
   }
-  return bucket;
+  return i;
 }

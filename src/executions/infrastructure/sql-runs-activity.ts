@@ -4,8 +4,8 @@ import type { ActivityBuckets, LevelChange, OutcomeCount } from '../domain/activ
 import { ExecutionStatus } from '../domain/execution-status.js';
 import { RunsActivity } from '../application/runs-activity.js';
 
-/** The bucket of an instant: whole steps ($3, in ms) since the window's start ($1). */
-const bucketOf = (at: string) => `floor(extract(epoch FROM ${at} - $1) * 1000 / $3)::int`;
+/** The start of the bucket an instant falls in: whole steps ($3, an interval) from the window's start ($1). */
+const bucketOf = (at: string) => `date_bin($3::interval, ${at}, $1)`;
 
 /**
  * By executions_status_newest_idx: a range of created_at per status, from the index alone in
@@ -19,20 +19,19 @@ const FINAL = [ExecutionStatus.SUCCEEDED, ExecutionStatus.FAILED, ExecutionStatu
 
 /**
  * The runs that waited or ran in the window: every run that waits or runs now (the small active
- * partition), and the finished ones that ended in it, read job by job from executions_finished_idx
- * (job_id, finished_at): a range each, however long the history. A run waits from when it is
- * both created and due until it starts, or ends unstarted (cancelled while queued); it runs from
- * its start to its end. A change before the window counts in its first bucket; one after `now`
+ * partition), and the finished ones that ended in it, by executions_finished_idx (job_id,
+ * finished_at): PostgreSQL reads its finished_at alone (a bitmap of the whole index, about 6,000
+ * pages at 1,000,000 runs) or skips from job to job, whichever costs less. A run waits from when
+ * it is both created and due until it starts, or ends unstarted (cancelled while queued); it runs
+ * from its start to its end. A change before the window counts in its first bucket; one after `now`
  * ($2) has not happened yet.
  */
 const LEVEL_CHANGES = `WITH lives AS (
     SELECT greatest(created_at, due_at) AS waits, coalesce(started_at, finished_at) AS waited, started_at, finished_at
       FROM executions WHERE status IN ('QUEUED', 'RUNNING')
     UNION ALL
-    SELECT greatest(e.created_at, e.due_at), coalesce(e.started_at, e.finished_at), e.started_at, e.finished_at
-      FROM jobs j CROSS JOIN LATERAL (
-        SELECT created_at, due_at, started_at, finished_at FROM executions
-         WHERE job_id = j.id AND finished_at >= $1 AND status = ANY($4)) AS e
+    SELECT greatest(created_at, due_at), coalesce(started_at, finished_at), started_at, finished_at
+      FROM executions WHERE status = ANY($4) AND finished_at >= $1 AND finished_at <= $2
   ), changes (at, queued, running) AS (
     SELECT waits, 1, 0 FROM lives WHERE waited IS NULL OR waited > waits
     UNION ALL SELECT waited, -1, 0 FROM lives WHERE waited > waits
@@ -42,6 +41,8 @@ const LEVEL_CHANGES = `WITH lives AS (
   SELECT ${bucketOf('greatest(at, $1)')} AS bucket, sum(queued)::int AS queued, sum(running)::int AS running
     FROM changes WHERE at <= $2
    GROUP BY 1`;
+
+const step = (buckets: ActivityBuckets) => `${buckets.stepMs} milliseconds`;
 
 @Injectable()
 export class SqlRunsActivity extends RunsActivity {
@@ -53,12 +54,12 @@ export class SqlRunsActivity extends RunsActivity {
     return this.db.rows<OutcomeCount>(OUTCOMES, [
       buckets.since,
       buckets.until,
-      buckets.stepMs,
+      step(buckets),
       Object.values(ExecutionStatus),
     ]);
   }
 
   levelChanges(buckets: ActivityBuckets, now: Date): Promise<LevelChange[]> {
-    return this.db.rows<LevelChange>(LEVEL_CHANGES, [buckets.since, now, buckets.stepMs, FINAL]);
+    return this.db.rows<LevelChange>(LEVEL_CHANGES, [buckets.since, now, step(buckets), FINAL]);
   }
 }
