@@ -36,17 +36,14 @@ export function RunsChart({ activity, zone }: { activity: Activity; zone: Zone }
   const end = (at: string) => new Date(Date.parse(at) + stepMs).toISOString();
   const label = (at: string) => `${clockTime(at, zone)}–${clockTime(end(at), zone)}`;
   const sums = SEGMENTS.map((segment) => outcomes.reduce((sum, bucket) => sum + segment.of(bucket.runs), 0));
+  const all = sums.reduce((a, b) => a + b, 0);
   const busy = outcomes.filter((bucket) => total(bucket.runs) > 0);
   const within = activity.window === 'hour' ? 'in the last hour' : 'in the last 24 hours';
   return (
     <figure class="chart runs-chart">
       <figcaption>
-        <strong>Runs per {unit}</strong>, by outcome:{' '}
-        {counted(
-          sums.reduce((a, b) => a + b, 0),
-          'run',
-        )}{' '}
-        created {within}; {SEGMENTS.map((segment, i) => `${count(sums[i]!)} ${segment.label}`).join(', ')}.
+        <strong>Runs per {unit}</strong>, by outcome: {counted(all, 'run')} created {within};{' '}
+        {SEGMENTS.map((segment, i) => `${count(sums[i]!)} ${segment.label}`).join(', ')}.
       </figcaption>
       <div class="chart-frame">
         <span class="chart-top" aria-hidden="true">
