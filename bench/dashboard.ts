@@ -2,7 +2,7 @@
  * The dashboard with 10,000 jobs and 1,000,000 executions (seeded by SQL): the first load's
  * JavaScript and CSS after gzip, and how long the Jobs, Job and Execution pages take from
  * navigation to their content in Chromium (the one inside @sparticuz/chromium), p95 over 20
- * loads each; beside them the API reads those pages and the Overview make.
+ * loads each; beside them the API reads those pages and the Overview (and its pictures) make.
  */
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
@@ -178,6 +178,8 @@ async function apiReads(bench: Bench, base: string, token: string, jobIds: strin
     ['GET /jobs/recent-runs (1 job × 100 runs)', `/jobs/recent-runs?ids=${jobIds[0]}&count=100`],
     ['GET /jobs/:id/stats', `/jobs/${jobIds[0]}/stats`],
     ['GET /overview', '/overview'],
+    ['GET /overview/activity?window=hour', '/overview/activity?window=hour'],
+    ['GET /overview/activity?window=day', '/overview/activity?window=day'],
   ];
   const figures: Record<string, unknown> = {};
   for (const [label, path] of reads) {

@@ -16,6 +16,7 @@ import { JobHistoryService } from './application/job-history.service.js';
 import { OUTPUT_POLL_MS, OutputPolls } from './application/output-polls.js';
 import { OverviewService } from './application/overview.service.js';
 import { RunsOverview } from './application/runs-overview.js';
+import { RunsActivity } from './application/runs-activity.js';
 import { RunningExecutions, WorkerRunsFromExecutions } from './application/running-executions.js';
 import { RetentionAlarms } from './application/retention-alarms.js';
 import { RetentionHealthRepository } from './application/retention-health.repository.js';
@@ -26,6 +27,7 @@ import { OverviewController } from './http/overview.controller.js';
 import { SqlExecutionReadModel } from './infrastructure/sql-execution-read-model.js';
 import { SqlJobHistory } from './infrastructure/sql-job-history.js';
 import { SqlRunsOverview } from './infrastructure/sql-runs-overview.js';
+import { SqlRunsActivity } from './infrastructure/sql-runs-activity.js';
 import { SqlRunningExecutions } from './infrastructure/sql-running-executions.js';
 import { SqlReplacingRuns } from './infrastructure/sql-replacing-runs.js';
 import { SqlExecutionOutputRepository } from './infrastructure/sql-execution-output.repository.js';
@@ -52,6 +54,7 @@ import { SqlScheduledRuns } from './infrastructure/sql-scheduled-runs.js';
     { provide: JobHistory, useClass: SqlJobHistory },
     { provide: ScheduledRuns, useClass: SqlScheduledRuns },
     { provide: RunsOverview, useClass: SqlRunsOverview },
+    { provide: RunsActivity, useClass: SqlRunsActivity },
     { provide: RunningExecutions, useClass: SqlRunningExecutions },
     { provide: ReplacingRuns, useClass: SqlReplacingRuns },
     WorkerRunsFromExecutions,

@@ -39,6 +39,7 @@ const ENDPOINTS: Array<[string, string, number, number[]]> = [
   ['get', '/events', 200, [400]],
   ['get', '/events/stream', 200, [400]],
   ['get', '/overview', 200, []],
+  ['get', '/overview/activity', 200, [400]],
 ];
 
 describe('the API documentation', () => {

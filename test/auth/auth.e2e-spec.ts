@@ -291,6 +291,13 @@ const ENDPOINTS: Endpoint[] = [
   },
   {
     method: 'get',
+    route: '/overview/activity',
+    min: 'viewer',
+    success: 200,
+    target: () => Promise.resolve({ path: '/overview/activity?window=day' }),
+  },
+  {
+    method: 'get',
     route: '/executions/{id}/output/stream',
     min: 'viewer',
     success: 200,

@@ -48,7 +48,10 @@ const SHOTS: Shot[] = [
   {
     name: 'overview',
     path: () => '/ui/',
-    ready: (page) => page.getByRole('link', { name: 'weekly-report' }).first().waitFor(),
+    ready: async (page) => {
+      await page.getByRole('link', { name: 'weekly-report' }).first().waitFor();
+      await page.getByRole('img', { name: /^Runs waiting and running/ }).waitFor();
+    },
   },
   {
     name: 'jobs',

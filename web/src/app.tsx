@@ -7,6 +7,7 @@ import { AuditPage } from './audit/audit';
 import { ChannelsPage } from './channels/channels';
 import { ConcurrencyGroupsPage } from './concurrency-groups/concurrency-groups';
 import { ExecutionPage } from './executions/execution';
+import { ExecutionsListPage } from './executions/executions-list';
 import { JobForm } from './jobs/form/job-form';
 import { JobPage } from './jobs/job';
 import { JobsPage } from './jobs/jobs';
@@ -26,6 +27,7 @@ const ROUTES: Array<[RegExp, (match: string[], location: Location) => ComponentC
   [/^\/jobs\/new$/, () => <JobForm />, 'admin'],
   [new RegExp(`^/jobs/${UUID}$`), ([, id], location) => <JobPage id={id!} query={location.query} />],
   [new RegExp(`^/jobs/${UUID}/edit$`), ([, id]) => <JobForm id={id} />, 'admin'],
+  [/^\/executions$/, (_, location) => <ExecutionsListPage query={location.query} />],
   [new RegExp(`^/executions/${UUID}$`), ([, id]) => <ExecutionPage id={id!} />],
   [/^\/workers$/, () => <WorkersPage />],
   [/^\/tokens$/, (_, location) => <TokensPage query={location.query} />, 'admin'],

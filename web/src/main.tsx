@@ -5,6 +5,7 @@ import './design/tokens.css';
 import './styles.css';
 import './design/shell.css';
 import './design/tables.css';
+import './design/charts.css';
 
 applyPreferences();
 render(<App />, document.getElementById('app')!);

@@ -8,6 +8,10 @@ export interface ExecutionFilter {
   retryOf?: string;
   /** Whose id begins with these hex digits (no dashes). */
   idPrefix?: string;
+  /** Created at this instant or later. */
+  createdFrom?: Date;
+  /** Created before this instant. */
+  createdBefore?: Date;
 }
 
 /**

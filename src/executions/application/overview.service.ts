@@ -4,6 +4,15 @@ import type { DueJobs } from '../../jobs/application/job.repository.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { JobHistoryService, NamedFailingJob } from './job-history.service.js';
 import { RunsAtAGlance, RunsOverview } from './runs-overview.js';
+import { RunsActivity } from './runs-activity.js';
+import {
+  activityBuckets,
+  type ActivityWindow,
+  levelSamples,
+  type LevelSample,
+  outcomeBuckets,
+  type OutcomeBucket,
+} from '../domain/activity.js';
 
 /** What the Overview shows, and the bounds that keep it cheap with millions of executions. */
 export const OVERVIEW = {
@@ -31,11 +40,22 @@ export interface Overview {
   failingRepeatedly: NamedFailingJob[];
 }
 
+export interface Activity {
+  window: ActivityWindow;
+  at: Date;
+  since: Date;
+  until: Date;
+  stepSeconds: number;
+  outcomes: OutcomeBucket[];
+  levels: LevelSample[];
+}
+
 /** The whole system at a glance, in a handful of bounded index reads. */
 @Injectable()
 export class OverviewService {
   constructor(
     private readonly runs: RunsOverview,
+    private readonly activityReads: RunsActivity,
     private readonly jobs: JobsService,
     private readonly history: JobHistoryService,
     private readonly clock: Clock,
@@ -60,6 +80,25 @@ export class OverviewService {
       runs,
       due,
       failingRepeatedly,
+    };
+  }
+
+  /** The runs of the window by bucket, and how many waited and ran at the end of each. */
+  async activity(window: ActivityWindow): Promise<Activity> {
+    const at = this.clock.now();
+    const buckets = activityBuckets(window, at);
+    const [outcomes, changes] = await Promise.all([
+      this.activityReads.outcomes(buckets),
+      this.activityReads.levelChanges(buckets, at),
+    ]);
+    return {
+      window,
+      at,
+      since: buckets.since,
+      until: buckets.until,
+      stepSeconds: buckets.stepMs / 1000,
+      outcomes: outcomeBuckets(buckets, outcomes),
+      levels: levelSamples(buckets, changes, at),
     };
   }
 }

@@ -129,8 +129,7 @@ export class ExecutionsController implements BeforeApplicationShutdown {
   @ApiErrors(400)
   @Header('Content-Type', JSON_CONTENT)
   async list(@Query() query: ListExecutionsQuery): Promise<string> {
-    const { jobId, status, retryOf, idPrefix } = query;
-    const page = await this.executions.listJson({ jobId, status, retryOf, idPrefix }, query.toPageRequest());
+    const page = await this.executions.listJson(query.toFilter(), query.toPageRequest());
     return `{"items":[${page.items.join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}}`;
   }
 

@@ -1,8 +1,9 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { OVERVIEW, OverviewService } from '../application/overview.service.js';
 import { OverviewResponse } from './dto/overview.response.js';
+import { ActivityQuery, ActivityResponse } from './dto/activity.dto.js';
 
 @ApiTags('overview')
 @ApiBearerAuth()
@@ -24,5 +25,20 @@ export class OverviewController {
   @ApiErrors()
   async get(): Promise<OverviewResponse> {
     return OverviewResponse.from(await this.overview.overview(), OVERVIEW);
+  }
+
+  @Get('activity')
+  @ApiOperation({
+    summary: 'Runs over the last hour or day by outcome, and how many waited and ran',
+    description:
+      'The window in buckets (whole minutes for `hour`, whole UTC hours for `day`), the last one holding now. ' +
+      'Per bucket: the executions created in it by their status now (GET /executions?status=&createdFrom=&createdBefore= ' +
+      'lists them), and the runs due and waiting for a worker and the runs running at its end, computed from the ' +
+      "executions' created, due, started and finished instants.",
+  })
+  @ApiOkResponse({ type: ActivityResponse })
+  @ApiErrors(400)
+  async activity(@Query() query: ActivityQuery): Promise<ActivityResponse> {
+    return ActivityResponse.from(await this.overview.activity(query.window ?? 'hour'));
   }
 }

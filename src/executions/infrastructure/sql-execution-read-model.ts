@@ -36,6 +36,8 @@ export class SqlExecutionReadModel extends ExecutionReadModel {
       const [lowest, highest] = uuidRange(filter.idPrefix);
       conditions.push(`e.id BETWEEN ${param(lowest)} AND ${param(highest)}`);
     }
+    if (filter.createdFrom) conditions.push(`e.created_at >= ${param(filter.createdFrom)}`);
+    if (filter.createdBefore) conditions.push(`e.created_at < ${param(filter.createdBefore)}`);
     if (page.cursor) {
       conditions.push(`(e.created_at, e.id) < (${param(page.cursor.createdAt)}, ${param(page.cursor.id)})`);
     }

@@ -618,6 +618,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/overview/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Runs over the last hour or day by outcome, and how many waited and ran
+         * @description The window in buckets (whole minutes for `hour`, whole UTC hours for `day`), the last one holding now. Per bucket: the executions created in it by their status now (GET /executions?status=&createdFrom=&createdBefore= lists them), and the runs due and waiting for a worker and the runs running at its end, computed from the executions' created, due, started and finished instants.
+         */
+        get: operations["OverviewController_activity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -1982,6 +2002,63 @@ export interface components {
             failuresInRow: number;
             /** @description Jobs that failed repeatedly, most failures first */
             failingRepeatedly: components["schemas"]["FailingJobResponse"][];
+        };
+        OutcomeBucketResponse: {
+            /**
+             * @description The start of the bucket
+             * @example 2026-11-30T09:59:00.000Z
+             */
+            at: string;
+            /** @description Executions created in the bucket, by their status now (an attempt of a retried run counts alone) */
+            runs: components["schemas"]["ExecutionCountsResponse"];
+        };
+        LevelSampleResponse: {
+            /**
+             * @description The end of the bucket; for the last one, `at`
+             * @example 2026-11-30T10:00:00.000Z
+             */
+            at: string;
+            /**
+             * @description Runs due and waiting for a worker then
+             * @example 4
+             */
+            queued: number;
+            /**
+             * @description Runs running then
+             * @example 2
+             */
+            running: number;
+        };
+        ActivityResponse: {
+            /**
+             * @example hour
+             * @enum {string}
+             */
+            window: "hour" | "day";
+            /**
+             * @description The instant this answer describes
+             * @example 2026-11-30T10:00:30.000Z
+             */
+            at: string;
+            /**
+             * @description The start of the first bucket
+             * @example 2026-11-30T09:01:00.000Z
+             */
+            since: string;
+            /**
+             * @description The end of the last bucket, which holds `at`
+             * @example 2026-11-30T10:01:00.000Z
+             */
+            until: string;
+            /**
+             * @description The length of a bucket
+             * @example 60
+             */
+            stepSeconds: number;
+            /** @description Every bucket of the window, oldest first */
+            outcomes: components["schemas"]["OutcomeBucketResponse"][];
+            /** @description Every bucket of the window, oldest first */
+            levels: components["schemas"]["LevelSampleResponse"][];
         };
         EventResponse: {
             /**
@@ -4679,6 +4756,10 @@ export interface operations {
                 retryOf?: string;
                 /** @description Only executions whose id begins with these hex digits (4 to 32, dashes left out): the short ids the dashboard shows */
                 idPrefix?: string;
+                /** @description Only executions created at this instant or later (included) */
+                createdFrom?: string;
+                /** @description Only executions created before this instant (excluded); after `createdFrom` */
+                createdBefore?: string;
             };
             header?: never;
             path?: never;
@@ -5338,6 +5419,64 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OverviewResponse"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    OverviewController_activity: {
+        parameters: {
+            query?: {
+                /** @description hour: the last 60 minutes, by the minute; day: the last 24 hours, by the hour */
+                window?: "hour" | "day";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description No bearer token, or an unknown or revoked one */

@@ -9,6 +9,7 @@ export type RecentRun = components['schemas']['RecentRunResponse'];
 /** Runs drawn beside each job in the list. */
 const PER_JOB = 20;
 const BAR = { width: 4, gap: 1, height: 18 } as const;
+const SPARK = { width: 64, height: 18, dot: 1.5 } as const;
 
 /** The last runs that ended of each of these jobs, read again when one of them has news. */
 export function useRecentRuns(jobIds: readonly string[], count = PER_JOB) {
@@ -65,11 +66,61 @@ export function RunBars({ runs }: { runs: readonly RecentRun[] }) {
   );
 }
 
+/** The durations of the runs that have one, oldest first, in words: where the line starts, ends and peaks. */
+export function durationsInWords(runs: readonly RecentRun[]): string {
+  const timed = [...runs].reverse().filter((run) => run.durationMs !== null);
+  if (timed.length === 0) return 'No duration yet';
+  const ms = timed.map((run) => run.durationMs!);
+  const [first, last] = [ms[0]!, ms[ms.length - 1]!];
+  const trend = timed.length === 1 ? '' : `, from ${millis(first)} to ${millis(last)}`;
+  return `Durations of the last ${count(timed.length)} ${timed.length === 1 ? 'run' : 'runs'}${trend}; longest ${millis(Math.max(...ms))}`;
+}
+
+/**
+ * The same runs' durations as a line, oldest left, a dot on each failure: the trend the bars'
+ * heights hint at, on a common scale from zero, so a slow drift shows.
+ */
+export function DurationSparkline({ runs }: { runs: readonly RecentRun[] }) {
+  const timed = [...runs].reverse().filter((run) => run.durationMs !== null);
+  if (timed.length < 2) return null;
+  const longest = Math.max(1, ...timed.map((run) => run.durationMs!));
+  const x = (i: number) => (i / (timed.length - 1)) * SPARK.width;
+  const y = (ms: number) => SPARK.height - SPARK.dot - (ms / longest) * (SPARK.height - 2 * SPARK.dot);
+  return (
+    <svg
+      class="sparkline"
+      role="img"
+      aria-label={durationsInWords(runs)}
+      width={SPARK.width}
+      height={SPARK.height}
+      viewBox={`0 0 ${SPARK.width} ${SPARK.height}`}
+    >
+      <polyline points={timed.map((run, i) => `${x(i)},${y(run.durationMs!)}`).join(' ')} />
+      {timed.map((run, i) =>
+        run.status === 'FAILED' ? <circle key={run.id} cx={x(i)} cy={y(run.durationMs!)} r={SPARK.dot} /> : null,
+      )}
+    </svg>
+  );
+}
+
 /** The two cells of a job's row: its recent runs and their success rate. */
 export function RecentRunsCells({ recent }: { recent: JobRecentRuns | undefined }) {
   return (
     <>
-      <td>{recent ? recent.runs.length > 0 ? <RunBars runs={recent.runs} /> : 'none yet' : '…'}</td>
+      <td class="nowrap">
+        {recent ? (
+          recent.runs.length > 0 ? (
+            <>
+              <RunBars runs={recent.runs} />
+              <DurationSparkline runs={recent.runs} />
+            </>
+          ) : (
+            'none yet'
+          )
+        ) : (
+          '…'
+        )}
+      </td>
       <td>{recent ? percent(recent.successRate) : '…'}</td>
     </>
   );

@@ -9,6 +9,7 @@ import { Link, withQuery } from '../shared/router';
 import { Schedule } from '../jobs/jobs';
 import { jobNames } from '../jobs/job-names';
 import { Table } from '../shared/table';
+import { ActivitySection } from './activity';
 
 type Overview = components['schemas']['OverviewResponse'];
 
@@ -119,6 +120,8 @@ export function OverviewPage() {
           </p>
         )}
       </section>
+
+      <ActivitySection />
 
       <section aria-labelledby="last-day">
         <h2 id="last-day">Runs in the last {count(o.windowHours)} hours</h2>

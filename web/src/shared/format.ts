@@ -27,6 +27,7 @@ const SHORT: Record<Zone, Record<'thisYear' | 'otherYear', Intl.DateTimeFormat>>
 };
 const DATE = new Intl.DateTimeFormat(LOCALES, DAY);
 const TIME = new Intl.DateTimeFormat(LOCALES, MINUTE);
+const TIME_UTC = new Intl.DateTimeFormat(LOCALES, { ...MINUTE, timeZone: 'UTC' });
 const TIME_SECONDS = new Intl.DateTimeFormat(LOCALES, { ...MINUTE, second: '2-digit' });
 const WHOLE = new Intl.NumberFormat(LOCALES, { maximumFractionDigits: 0 });
 const ONE_DECIMAL = new Intl.NumberFormat(LOCALES, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
@@ -96,6 +97,11 @@ export function timeAxis(ticks: readonly number[], step: number): string[] {
     lastDay = day;
     return label;
   });
+}
+
+/** The time of day of an instant, to the minute (a chart's bucket), in `zone`. */
+export function clockTime(iso: string, zone: Zone = 'local'): string {
+  return (zone === 'UTC' ? TIME_UTC : TIME).format(new Date(iso));
 }
 
 /** A cron expression in words, or undefined when cronstrue does not read it (the API decides what is valid). */

@@ -1,6 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEnum, IsOptional, IsUUID, Matches } from 'class-validator';
+import { InvalidArgumentError } from '../../../shared/domain/domain-errors.js';
+import { IsInstant } from '../../../shared/http/iso-instant.js';
 import { ListQueryDto } from '../../../shared/http/list-query.dto.js';
+import type { ExecutionFilter } from '../../application/execution-read-model.js';
 import { ExecutionStatus } from '../../domain/execution-status.js';
 
 export class ListExecutionsQuery extends ListQueryDto {
@@ -27,4 +30,32 @@ export class ListExecutionsQuery extends ListQueryDto {
   @IsOptional()
   @Matches(/^[0-9a-f]{4,32}$/i, { message: 'idPrefix must be 4 to 32 hex digits, without dashes' })
   idPrefix?: string;
+
+  @ApiPropertyOptional({
+    example: '2026-11-30T09:00:00Z',
+    format: 'date-time',
+    description: 'Only executions created at this instant or later (included)',
+  })
+  @IsOptional()
+  @IsInstant('createdFrom')
+  createdFrom?: string;
+
+  @ApiPropertyOptional({
+    example: '2026-11-30T10:00:00Z',
+    format: 'date-time',
+    description: 'Only executions created before this instant (excluded); after `createdFrom`',
+  })
+  @IsOptional()
+  @IsInstant('createdBefore')
+  createdBefore?: string;
+
+  toFilter(): ExecutionFilter {
+    const createdFrom = this.createdFrom === undefined ? undefined : new Date(this.createdFrom);
+    const createdBefore = this.createdBefore === undefined ? undefined : new Date(this.createdBefore);
+    if (createdFrom && createdBefore && createdFrom >= createdBefore) {
+      throw new InvalidArgumentError('createdFrom must be before createdBefore', 'createdFrom');
+    }
+    const { jobId, status, retryOf, idPrefix } = this;
+    return { jobId, status, retryOf, idPrefix, createdFrom, createdBefore };
+  }
 }

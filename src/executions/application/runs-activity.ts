@@ -1,0 +1,9 @@
+import type { ActivityBuckets, LevelChange, OutcomeCount } from '../domain/activity.js';
+
+/** A read model of this module: the runs of a window, counted by bucket from their stored instants. */
+export abstract class RunsActivity {
+  /** The runs created in each bucket, by their status now. */
+  abstract outcomes(buckets: ActivityBuckets): Promise<OutcomeCount[]>;
+  /** How many runs began and stopped waiting, and began and stopped running, in each bucket up to `now`. */
+  abstract levelChanges(buckets: ActivityBuckets, now: Date): Promise<LevelChange[]>;
+}
