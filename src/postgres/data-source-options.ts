@@ -26,6 +26,7 @@ import { RetentionHealth1766361600000 } from '../../migrations/1766361600000-Ret
 import { ExecutionKeysByTriggers1766404800000 } from '../../migrations/1766404800000-ExecutionKeysByTriggers.js';
 import { WorkerLoad1766419200000 } from '../../migrations/1766419200000-WorkerLoad.js';
 import { QueueAndHistory1766433600000 } from '../../migrations/1766433600000-QueueAndHistory.js';
+import { WorkerRunsIndex1766469600000 } from '../../migrations/1766469600000-WorkerRunsIndex.js';
 
 export const MIGRATIONS = [
   InitialSchema1764460800000,
@@ -55,6 +56,7 @@ export const MIGRATIONS = [
   ExecutionKeysByTriggers1766404800000,
   WorkerLoad1766419200000,
   QueueAndHistory1766433600000,
+  WorkerRunsIndex1766469600000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {
