@@ -13,7 +13,7 @@ const ON_WORKERS = `SELECT id, job_id AS "jobId", worker_id AS "workerId", start
  * executions_worker_finished_idx, so only the recent end of the history is read) and started
  * before its end, and what it runs now. A run that began before the window is in it while it ran.
  */
-const HELD_BETWEEN = `SELECT id, job_id AS "jobId", status, started_at AS "startedAt", finished_at AS "finishedAt"
+export const HELD_BETWEEN = `SELECT id, job_id AS "jobId", status, started_at AS "startedAt", finished_at AS "finishedAt"
   FROM (SELECT id, job_id, status, started_at, finished_at FROM executions
          WHERE worker_id = $1 AND finished_at IS NOT NULL AND finished_at > $2 AND started_at < $3
         UNION ALL
