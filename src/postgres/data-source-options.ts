@@ -28,6 +28,7 @@ import { WorkerLoad1766419200000 } from '../../migrations/1766419200000-WorkerLo
 import { QueueAndHistory1766433600000 } from '../../migrations/1766433600000-QueueAndHistory.js';
 import { CancelledBy1766448000000 } from '../../migrations/1766448000000-CancelledBy.js';
 import { AuditTargetIndex1766451600000 } from '../../migrations/1766451600000-AuditTargetIndex.js';
+import { WorkerRunsIndex1766469600000 } from '../../migrations/1766469600000-WorkerRunsIndex.js';
 
 export const MIGRATIONS = [
   InitialSchema1764460800000,
@@ -59,6 +60,7 @@ export const MIGRATIONS = [
   QueueAndHistory1766433600000,
   CancelledBy1766448000000,
   AuditTargetIndex1766451600000,
+  WorkerRunsIndex1766469600000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

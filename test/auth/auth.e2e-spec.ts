@@ -327,6 +327,15 @@ const ENDPOINTS: Endpoint[] = [
     target: () => Promise.resolve({ path: '/workers' }),
   },
   {
+    method: 'get',
+    route: '/workers/{id}/runs',
+    min: 'viewer',
+    success: 200,
+    target: async (fx) => ({
+      path: `/workers/${await fx.worker()}/runs?from=2026-01-05T10:00:00Z&to=2026-01-05T11:00:00Z`,
+    }),
+  },
+  {
     method: 'post',
     route: '/apply',
     min: 'admin',

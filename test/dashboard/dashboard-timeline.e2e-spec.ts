@@ -9,6 +9,7 @@ import { jobWithEveryFate } from './timeline-setup.js';
 type Body = Record<string, any>;
 /** What a test reads of the page's window (the tests are compiled without the DOM's types). */
 type Viewer = { getComputedStyle(element: unknown): { borderRightWidth: string; paddingRight: string } };
+type Painter = { getComputedStyle(element: unknown): { backgroundImage: string } };
 
 /** A real Orbit (API, scheduler and worker) and the dashboard in Chromium: the timeline and pausing with a note. */
 describe('the dashboard: why a job did not run, and pausing with a note', () => {
@@ -68,6 +69,32 @@ describe('the dashboard: why a job did not run, and pausing with a note', () => 
     await page.waitForURL((url) => url.searchParams.get('to') === new Date(Date.parse(to) - 65_000).toISOString());
     await page.getByRole('heading', { name: 'Timeline', exact: true }).waitFor();
     expect(await accessibilityProblems(page)).toEqual([]);
+  });
+
+  it('the band merges neighbouring slots of equal fate into one bar, hatched only where the slot did not run', async () => {
+    const { job, from, to } = await jobWithEveryFate(t, `ui-band-${Math.random().toString(36).slice(2, 10)}`);
+    const slots = (await api().get(`/jobs/${job.id}/timeline`).query({ from, to }).expect(200)).body.slots as Body[];
+    const stretches = slots.filter(
+      (slot, i) =>
+        i === 0 ||
+        `${slot.fate}${slot.execution?.status}` !== `${slots[i - 1]!.fate}${slots[i - 1]!.execution?.status}`,
+    );
+    await page.goto(`/ui/jobs/${job.id}?from=${from}&to=${to}`);
+    await page.getByRole('list', { name: 'Slots' }).waitFor();
+    const bars = await page
+      .locator('.timeline-band .segment')
+      .evaluateAll((elements: { className: string; ownerDocument: { defaultView: Painter } }[]) =>
+        elements.map((element) => ({
+          fate: /fate-(\w+)/.exec(element.className)![1],
+          hatched: element.ownerDocument.defaultView
+            .getComputedStyle(element)
+            .backgroundImage.startsWith('repeating-linear-gradient'),
+        })),
+      );
+    expect(bars.map((bar) => bar.fate)).toEqual(stretches.map((slot) => slot.fate));
+    expect(bars.length).toBeLessThan(slots.length / 2);
+    for (const bar of bars) expect(bar).toEqual({ fate: bar.fate, hatched: ['paused', 'missed'].includes(bar.fate!) });
+    expect(bars.map((bar) => bar.fate)).toEqual(expect.arrayContaining(['fired', 'skipped', 'missed', 'paused']));
   });
 
   it("the running scheduler wakes at a pause's resume instant and resumes the job, which the page shows", async () => {

@@ -4,11 +4,13 @@ import request from 'supertest';
 import { PlacementSweep } from '../../src/runtime/application/placement-sweep.js';
 import { WorkerService } from '../../src/runtime/application/worker.service.js';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
-import { waitFor } from '../support/wait.js';
+import { finalExecution, waitFor } from '../support/wait.js';
 import { accessibilityProblems, formSection, launchBrowser, openTab, PageTrouble, signIn } from './browser.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are loosely typed JSON
 type Body = Record<string, any>;
+/** What a test reads of the page's window (the tests are compiled without the DOM's types). */
+type Painter = { getComputedStyle(element: unknown): { backgroundColor: string } };
 
 describe('the dashboard shows placement: workers’ labels and drain, the job form’s fields, a run’s waitingFor', () => {
   let t: TestApp;
@@ -51,6 +53,42 @@ describe('the dashboard shows placement: workers’ labels and drain, the job fo
     await row.getByRole('button', { name: `Resume ${workerId}` }).click();
     await row.getByRole('cell', { name: 'live', exact: true }).waitFor();
     expect(await worker()).toMatchObject({ draining: false });
+  });
+
+  it('Workers draws a lane per worker: its last hour of runs, each a bar from start to end, coloured, linked to the run', async () => {
+    const runs: Body[] = [];
+    for (const [name, command] of [
+      ['ui-lane-ok', 'sleep 0.3'],
+      ['ui-lane-bad', 'false'],
+    ]) {
+      const job = (await api().post('/jobs').send({ name, command, cronExpression: null, maxRetries: 0 }).expect(201))
+        .body as Body;
+      const run = (await api().post(`/jobs/${job.id}/executions`).send({}).expect(201)).body as Body;
+      runs.push(await finalExecution((path) => api().get(path), run.id as string));
+    }
+    expect(runs.map((run) => run.status)).toEqual(['SUCCEEDED', 'FAILED']);
+    await page.goto('/ui/workers');
+    const lane = page
+      .getByRole('list', { name: 'Runs per worker' })
+      .getByRole('listitem')
+      .filter({ hasText: workerId });
+    const ok = lane.getByRole('link', { name: /^ui-lane-ok SUCCEEDED, started .*, took \d+ ms$/ });
+    const bad = lane.getByRole('link', { name: /^ui-lane-bad FAILED, started / });
+    await bad.waitFor();
+    const [okBox, badBox] = [(await ok.boundingBox())!, (await bad.boundingBox())!];
+    // placed by time: the first run's bar is left of the second's, and at least as wide (it took longer)
+    expect(okBox.x).toBeLessThan(badBox.x);
+    expect(okBox.width).toBeGreaterThanOrEqual(badBox.width);
+    const colour = (link: typeof ok) =>
+      link.evaluate(
+        (a: { parentElement: object; ownerDocument: { defaultView: Painter } }) =>
+          a.ownerDocument.defaultView.getComputedStyle(a.parentElement).backgroundColor,
+      );
+    expect(await colour(ok)).not.toEqual(await colour(bad));
+    expect(await accessibilityProblems(page)).toEqual([]);
+    // the later bar is drawn over the earlier (a second apart, they share a pixel of the hour)
+    await bad.click();
+    await page.waitForURL(`**/ui/executions/${String(runs[1]!.id)}`);
   });
 
   it('the job form sets the selector, runOn, a group and the priority, and shows a refused limit beside its field', async () => {

@@ -95,7 +95,10 @@ const SHOTS: Shot[] = [
   {
     name: 'workers',
     path: () => '/ui/workers',
-    ready: (page) => page.getByRole('row', { name: /worker-eu-2/ }).waitFor(),
+    ready: async (page) => {
+      await page.getByRole('row', { name: /worker-eu-2/ }).waitFor();
+      await page.getByRole('list', { name: 'Runs per worker' }).waitFor();
+    },
   },
   {
     name: 'audit',

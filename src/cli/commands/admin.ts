@@ -13,9 +13,29 @@ const WORKER_COLUMNS: readonly Column<Row>[] = [
   ['VERSION', (worker) => worker.version],
   ['CONCURRENCY', (worker) => worker.concurrency],
   ['RUNNING', (worker) => worker.running],
+  ['LOAD', (worker) => loadOf(worker)],
+  ['RUNS NOW', (worker) => runsNow(worker.executions as HeldRun[])],
   ['STATE', (worker) => (!worker.alive ? 'gone' : worker.draining ? 'draining' : 'alive')],
   ['LAST HEARTBEAT', (worker) => when(worker.lastHeartbeatAt as string)],
 ];
+
+/** A run a worker holds, as GET /workers lists it. */
+interface HeldRun {
+  id: string;
+  jobName: string | null;
+}
+
+/** The host's load over the last minute on its CPUs, as the dashboard shows it; none from a worker that did not say. */
+function loadOf(worker: Row): string | null {
+  if (worker.loadAverage === null || worker.cpus === null) return null;
+  return `${(worker.loadAverage as number).toFixed(2)} on ${worker.cpus as number}`;
+}
+
+/** Each run it holds, by its job's name and the run's short id (a job that went: the run alone). */
+function runsNow(runs: HeldRun[]): string | null {
+  if (runs.length === 0) return null;
+  return runs.map((run) => `${run.jobName ?? '(deleted job)'} ${shortId(run.id)}`).join(', ');
+}
 
 const TOKEN_COLUMNS: readonly Column<Row>[] = [
   ['TOKEN', (token) => shortId(token.id as string)],
@@ -29,7 +49,9 @@ export function workersCommand(): Command {
   const workers = new Command('workers').description('The worker processes');
   workers
     .command('list')
-    .description('Running workers, and those that stopped heartbeating in the last day')
+    .description(
+      'Running workers, and those that stopped heartbeating in the last day, with their load and the runs they hold',
+    )
     .action(async (_options: unknown, command: Command) => {
       const { api, json } = contextOf(command);
       const { items } = await api.get<{ items: Row[] }>('/workers');

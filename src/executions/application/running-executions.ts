@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { JobsService } from '../../jobs/application/jobs.service.js';
-import { HeldRun, WorkerRunsSource } from '../../workers/application/worker-runs.js';
+import { HeldRun, LaneRun, WorkerRunsSource } from '../../workers/application/worker-runs.js';
 
 /** A RUNNING execution and the worker that holds it. */
 export interface RunningExecution {
@@ -10,10 +10,21 @@ export interface RunningExecution {
   startedAt: Date;
 }
 
-/** A read model of this module: the executions that run now on some workers. */
+/** An execution a worker started, running still or finished. */
+export interface StartedExecution {
+  id: string;
+  jobId: string;
+  status: string;
+  startedAt: Date;
+  finishedAt: Date | null;
+}
+
+/** A read model of this module: the executions that run now on some workers, and those a worker ran. */
 export abstract class RunningExecutions {
   /** The RUNNING executions held by any of the workers, oldest start first. */
   abstract onWorkers(workerIds: readonly string[]): Promise<RunningExecution[]>;
+  /** The executions the worker held at some time in [from, to), by start, at most `limit`. */
+  abstract heldBetween(workerId: string, from: Date, to: Date, limit: number): Promise<StartedExecution[]>;
 }
 
 /** What each worker runs now, with its jobs' names: bound to the workers module's WorkerRuns. */
@@ -36,5 +47,11 @@ export class WorkerRunsFromExecutions extends WorkerRunsSource {
       held.set(workerId, list);
     }
     return held;
+  }
+
+  async heldBetween(workerId: string, from: Date, to: Date, limit: number): Promise<LaneRun[]> {
+    const runs = await this.running.heldBetween(workerId, from, to, limit);
+    const names = await this.jobs.namesOf([...new Set(runs.map((run) => run.jobId))]);
+    return runs.map((run) => ({ ...run, jobName: names.get(run.jobId) ?? null }));
   }
 }

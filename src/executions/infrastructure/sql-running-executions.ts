@@ -1,12 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../../shared/infrastructure/database.js';
-import { RunningExecution, RunningExecutions } from '../application/running-executions.js';
+import { RunningExecution, RunningExecutions, StartedExecution } from '../application/running-executions.js';
 
 /** The running ones are few (each worker's concurrency at most): executions_running_idx holds only them. */
 const ON_WORKERS = `SELECT id, job_id AS "jobId", worker_id AS "workerId", started_at AS "startedAt"
   FROM executions
  WHERE status = 'RUNNING' AND worker_id = ANY($1::text[])
  ORDER BY started_at, id`;
+
+/**
+ * What a worker held in [$2, $3): its finished runs that ended after the window's start (by
+ * executions_worker_finished_idx, so only the recent end of the history is read) and started
+ * before its end, and what it runs now. A run that began before the window is in it while it ran.
+ */
+export const HELD_BETWEEN = `SELECT id, job_id AS "jobId", status, started_at AS "startedAt", finished_at AS "finishedAt"
+  FROM (SELECT id, job_id, status, started_at, finished_at FROM executions
+         WHERE worker_id = $1 AND finished_at IS NOT NULL AND finished_at > $2 AND started_at < $3
+        UNION ALL
+        SELECT id, job_id, status, started_at, finished_at FROM executions
+         WHERE status = 'RUNNING' AND worker_id = $1 AND started_at < $3) AS held
+ ORDER BY started_at, id
+ LIMIT $4`;
 
 @Injectable()
 export class SqlRunningExecutions extends RunningExecutions {
@@ -16,5 +30,9 @@ export class SqlRunningExecutions extends RunningExecutions {
 
   onWorkers(workerIds: readonly string[]): Promise<RunningExecution[]> {
     return this.db.rows<RunningExecution>(ON_WORKERS, [workerIds]);
+  }
+
+  heldBetween(workerId: string, from: Date, to: Date, limit: number): Promise<StartedExecution[]> {
+    return this.db.rows<StartedExecution>(HELD_BETWEEN, [workerId, from, to, limit]);
   }
 }

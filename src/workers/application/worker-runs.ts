@@ -9,10 +9,19 @@ export interface HeldRun {
   startedAt: Date;
 }
 
-/** The runs workers hold now: implemented by the executions module, which owns the runs. */
+/** A run a worker held at some time in a window: running still, or finished. */
+export interface LaneRun extends HeldRun {
+  status: string;
+  /** Null while it runs. */
+  finishedAt: Date | null;
+}
+
+/** The runs workers hold and held: implemented by the executions module, which owns the runs. */
 export abstract class WorkerRunsSource {
   /** Each worker's RUNNING executions, oldest first; a worker that runs none is absent. */
   abstract runningOn(workerIds: readonly string[]): Promise<Map<string, HeldRun[]>>;
+  /** The runs the worker held at some time in [from, to), by start, at most `limit`. */
+  abstract heldBetween(workerId: string, from: Date, to: Date, limit: number): Promise<LaneRun[]>;
 }
 
 /**
@@ -29,7 +38,15 @@ export class WorkerRuns extends WorkerRunsSource {
   }
 
   runningOn(workerIds: readonly string[]): Promise<Map<string, HeldRun[]>> {
+    return this.bound().runningOn(workerIds);
+  }
+
+  heldBetween(workerId: string, from: Date, to: Date, limit: number): Promise<LaneRun[]> {
+    return this.bound().heldBetween(workerId, from, to, limit);
+  }
+
+  private bound(): WorkerRunsSource {
     if (!this.source) throw new Error('No source of runs is bound to WorkerRuns: the executions module binds it');
-    return this.source.runningOn(workerIds);
+    return this.source;
   }
 }

@@ -11,8 +11,10 @@ export function adminCases(h: Harness): void {
       const list = await h.cli(['workers', 'list']);
       expect(list.code).toBe(0);
       const [header, row] = list.stdout.split('\n');
-      expect(header).toMatch(/^WORKER\s+HOST\s+PID\s+VERSION\s+CONCURRENCY\s+RUNNING\s+STATE\s+LAST HEARTBEAT$/);
-      expect(row).toMatch(/\s+alive\s+\d+ s ago$/);
+      expect(header).toMatch(
+        /^WORKER\s+HOST\s+PID\s+VERSION\s+CONCURRENCY\s+RUNNING\s+LOAD\s+RUNS NOW\s+STATE\s+LAST HEARTBEAT$/,
+      );
+      expect(row).toMatch(/\s+\d+\.\d\d on \d+\s+-\s+alive\s+\d+ s ago$/);
       const [worker] = JSON.parse((await h.cli(['workers', 'list', '--json'])).stdout) as Body[];
       const id = String(worker!.id);
       expect(await h.cli(['workers', 'drain', id])).toEqual({ code: 0, stdout: `Draining worker ${id}\n`, stderr: '' });
@@ -20,6 +22,34 @@ export function adminCases(h: Harness): void {
       const resumed = JSON.parse((await h.cli(['workers', 'resume', id, '--json'])).stdout) as Body;
       expect(resumed).toMatchObject({ id, draining: false });
     });
+  });
+
+  it('workers list shows each worker’s load and the runs it holds now, in the table and in the JSON', async () => {
+    const job = await h.job({ name: 'cli-held-run', command: 'sleep 30', cronExpression: null });
+    const run = (
+      await h
+        .api()
+        .post(`/jobs/${String(job.id)}/executions`)
+        .send({})
+        .expect(201)
+    ).body as Body;
+    const id = String(run.id);
+    try {
+      const [worker] = await waitFor(async () => {
+        const listed = JSON.parse((await h.cli(['workers', 'list', '--json'])).stdout) as Body[];
+        return (listed[0]!.executions as Body[]).length > 0 ? listed : undefined;
+      }, 'the run to start');
+      expect(worker).toMatchObject({
+        loadAverage: expect.any(Number),
+        cpus: expect.any(Number),
+        executions: [{ id, jobId: job.id, jobName: 'cli-held-run', startedAt: expect.any(String) }],
+      });
+      const [, row] = (await h.cli(['workers', 'list'])).stdout.split('\n');
+      const load = `${(worker!.loadAverage as number).toFixed(2)} on ${String(worker!.cpus)}`;
+      expect(row).toContain(`  ${load}  cli-held-run ${id.slice(0, 8)}  `);
+    } finally {
+      await h.api().post(`/executions/${id}/cancel`).send({}).expect(200);
+    }
   });
 
   describe('tokens (through the API)', () => {

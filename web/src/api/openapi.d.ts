@@ -112,6 +112,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workers/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A worker's runs in a window: its lane
+         * @description The runs the worker held at some time in [from, to) (at most 24 hours), running or finished, each with its job, by start; a worker Orbit does not know, or one that ran nothing then, has none.
+         */
+        get: operations["WorkerRunsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tokens": {
         parameters: {
             query?: never;
@@ -930,6 +950,51 @@ export interface components {
         };
         WorkerListResponse: {
             items: components["schemas"]["WorkerResponse"][];
+        };
+        LaneRunResponse: {
+            /**
+             * Format: uuid
+             * @description The execution
+             * @example 5c3b0c55-9f8e-4a51-8f0e-2b1f7f7e2a11
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 0b7d4c1e-3f4a-4f43-9a53-6a1f2f1f5a10
+             */
+            jobId: string;
+            /**
+             * @description Null only when the job went
+             * @example nightly-backup
+             */
+            jobName: string | null;
+            /**
+             * @example SUCCEEDED
+             * @enum {string}
+             */
+            status: "RUNNING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
+            /** @example 2026-11-30T09:04:12.000Z */
+            startedAt: string;
+            /**
+             * @description Null while it runs
+             * @example 2026-11-30T09:04:15.000Z
+             */
+            finishedAt: string | null;
+        };
+        WorkerRunsResponse: {
+            /** @example host-a:4242:1f2e3d */
+            workerId: string;
+            /** @example 2026-11-30T09:00:00.000Z */
+            from: string;
+            /** @example 2026-11-30T10:00:00.000Z */
+            to: string;
+            /** @description The runs it held at some time in [from, to): started before `to`, not ended before `from`; by start */
+            items: components["schemas"]["LaneRunResponse"][];
+            /**
+             * @description More runs than `limit`: the window holds later ones too
+             * @example false
+             */
+            truncated: boolean;
         };
         CreateTokenDto: {
             /** @example ci */
@@ -3171,6 +3236,70 @@ export interface operations {
             };
             /** @description No such job or execution */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    WorkerRunsController_list: {
+        parameters: {
+            query: {
+                /** @description The window starts here (included) */
+                from: string;
+                /** @description The window ends here (excluded) */
+                to: string;
+                /** @description Runs at most, the earliest started first */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerRunsResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

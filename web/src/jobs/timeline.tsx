@@ -6,6 +6,7 @@ import { useLive } from '../live/use-live';
 import { Link, withQuery } from '../shared/router';
 import { Problem, Status, Time } from '../shared/ui';
 import { ZoneContext } from '../shared/time';
+import { TimelineBand } from './timeline-band';
 import './timeline.css';
 
 type Slot = components['schemas']['TimelineSlotResponse'];
@@ -129,11 +130,7 @@ export function Timeline({ job, query }: { job: Job; query: URLSearchParams }) {
                   .map(([fate, n]) => `${count(n)} ${fate}`)
                   .join(', ')}
           </p>
-          <div class="timeline-strip" aria-hidden="true">
-            {slots.map((s) => (
-              <span key={s.slot} class={`slot fate-${s.fate}`} title={`${dateTime(s.slot, zone)}: ${s.fate}`} />
-            ))}
-          </div>
+          {slots.length > 0 && <TimelineBand slots={slots} from={from} to={to} />}
           <ol class="timeline" aria-label="Slots">
             {rows(slots).map((group) => {
               const first = group[0]!;

@@ -5,6 +5,7 @@ import { startsOrEnds } from '../live/concerns';
 import { useLive } from '../live/use-live';
 import { WorkerLabels } from './placement';
 import { WorkerDrain } from './worker-drain';
+import { WorkerLanes } from './worker-lanes';
 import { Link } from '../shared/router';
 import { Clip, Table } from '../shared/table';
 
@@ -84,6 +85,7 @@ export function WorkersPage() {
           </tbody>
         </Table>
       )}
+      {items.length > 0 && <WorkerLanes workers={items} />}
     </>
   );
 }
