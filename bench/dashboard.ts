@@ -2,7 +2,7 @@
  * The dashboard with 10,000 jobs and 1,000,000 executions (seeded by SQL): the first load's
  * JavaScript and CSS after gzip, and how long the Jobs, Job and Execution pages take from
  * navigation to their content in Chromium (the one inside @sparticuz/chromium), p95 over 20
- * loads each; beside them the API reads those pages and the Overview (and its pictures) make.
+ * loads each, and the same for the Overview and the Workers page; beside them the API reads those pages and the Overview (and its pictures) make.
  */
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
@@ -15,6 +15,8 @@ const LOADS = 20;
 const P95_TARGET_MS = 1000;
 const FIRST_LOAD_BUDGET = 200 * 1024;
 const SEED_CHUNK = 250_000;
+/** The worker every seeded run names. */
+const SEED_WORKER = 'bench-seed:1:000000';
 /** As test/dashboard/browser.ts: flags of the package's serverless defaults that would weaken the browser. */
 const LEFT_OUT = new Set(['--disable-web-security', '--allow-running-insecure-content', '--single-process']);
 
@@ -45,6 +47,22 @@ export async function runDashboard(bench: Bench): Promise<void> {
       await apiReads(bench, base, adminToken, jobIds);
       const pick = (ids: string[], i: number) => ids[Math.floor((i * ids.length) / LOADS)]!;
       const kinds: PageKind[] = [
+        {
+          key: 'overview',
+          label: 'Overview (cards, problems, the activity pictures, failures, due)',
+          paths: Array.from({ length: LOADS }, () => '/ui/'),
+          content: (page) => [
+            page.locator('.runs-chart svg'),
+            page.locator('.levels-chart svg'),
+            page.locator('section[aria-labelledby="recent-failures"] table'),
+          ],
+        },
+        {
+          key: 'workers',
+          label: "Workers (the table, each worker's lane of the last hour)",
+          paths: Array.from({ length: LOADS }, () => '/ui/workers'),
+          content: (page) => [page.getByRole('list', { name: 'Runs per worker' })],
+        },
         {
           key: 'jobs',
           label: 'Jobs (first page, failing filter, a name search, enabled filter, in turn)',
@@ -134,6 +152,7 @@ export async function runDashboard(bench: Bench): Promise<void> {
   } finally {
     await clearExecutions(db);
     await deleteJobs(db, PREFIX);
+    await db.query(`DELETE FROM workers WHERE id = $1`, [SEED_WORKER]);
     await db.query(`DELETE FROM job_outcomes o WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = o.job_id)`);
   }
 }
@@ -236,10 +255,10 @@ async function seed(bench: Bench): Promise<{ jobIds: string[]; executionIds: str
                 CASE WHEN g % 13 = 0 THEN 'FAILED' ELSE 'SUCCEEDED' END, 1, 'SCHEDULE', s.slot, s.slot,
                 s.slot, s.slot + interval '3 ms', s.slot + interval '20 ms' + (g % 997) * interval '3 ms',
                 CASE WHEN g % 13 = 0 THEN 1 ELSE 0 END, CASE WHEN g % 13 = 0 THEN 'exit code 1' END,
-                'bench-seed:1:000000', 3
+                $5, 3
            FROM generate_series($2::int, $3::int) AS g,
                 LATERAL (SELECT $4::timestamptz - g * interval '2500 ms' AS slot) AS s`,
-        [jobIds, from, to, newest],
+        [jobIds, from, to, newest, SEED_WORKER],
       );
       log(`dashboard: seeded ${to} of ${total} executions (${((Date.now() - began) / 1000).toFixed(1)} s)`);
     }
@@ -260,6 +279,13 @@ async function seed(bench: Bench): Promise<{ jobIds: string[]; executionIds: str
   } finally {
     await db.query(`RESET session_replication_role`);
   }
+  // the worker that ran them, live, so that the Workers page draws its lane (a run every 2.5 s)
+  await db.query(
+    `INSERT INTO workers (id, host, pid, version, concurrency, started_at, last_heartbeat_at, load_average, cpus)
+     VALUES ($1, 'bench', 1, '0.0.0', 8, now() - interval '60 days', now() + interval '1 hour', 0.5, 2)
+     ON CONFLICT (id) DO UPDATE SET last_heartbeat_at = EXCLUDED.last_heartbeat_at, stopped_at = NULL`,
+    [SEED_WORKER],
+  );
   log('dashboard: VACUUM (ANALYZE)');
   await db.query('VACUUM (ANALYZE) executions');
   await db.query('VACUUM (ANALYZE) jobs');
