@@ -49,7 +49,7 @@ export interface Settings {
   footprintSeconds: number;
   dashboardJobs: number;
   dashboardRows: number;
-  /** The growth scenario's largest table (it also measures at none and at a fifth of it). */
+  /** The growth scenario's largest table (it also measures at none, a tenth and a half of it). */
   growthRows: number;
   /** The finished runs kept by the installation the upgrade scenario migrates. */
   upgradeRows: number;
