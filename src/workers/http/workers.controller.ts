@@ -6,20 +6,10 @@ import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { ORBIT_VERSION } from '../../shared/orbit-version.js';
 import { WorkerInfo, WorkerRegistry } from '../application/worker-registry.js';
 import { HeldRun, WorkerRuns } from '../application/worker-runs.js';
+import { HeldRunResponse } from './dto/held-run.response.js';
 
 /** Workers that stopped beating are listed this long (as not alive) before they drop off. */
 export const LISTED_FOR_MS = 24 * 3600 * 1000;
-
-export class HeldRunResponse {
-  @ApiProperty({ format: 'uuid', example: '5c3b0c55-9f8e-4a51-8f0e-2b1f7f7e2a11', description: 'The execution' })
-  id!: string;
-  @ApiProperty({ format: 'uuid', example: '0b7d4c1e-3f4a-4f43-9a53-6a1f2f1f5a10' })
-  jobId!: string;
-  @ApiProperty({ type: String, nullable: true, example: 'nightly-backup', description: 'Null only when the job went' })
-  jobName!: string | null;
-  @ApiProperty({ example: '2026-11-30T10:04:12.000Z' })
-  startedAt!: string;
-}
 
 export class WorkerResponse {
   @ApiProperty({ example: 'host-a:4242:1f2e3d' })

@@ -968,13 +968,13 @@ export interface components {
              * @example nightly-backup
              */
             jobName: string | null;
+            /** @example 2026-11-30T10:04:12.000Z */
+            startedAt: string;
             /**
              * @example SUCCEEDED
              * @enum {string}
              */
             status: "RUNNING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
-            /** @example 2026-11-30T09:04:12.000Z */
-            startedAt: string;
             /**
              * @description Null while it runs
              * @example 2026-11-30T09:04:15.000Z

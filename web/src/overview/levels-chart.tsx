@@ -1,5 +1,5 @@
 import type { Activity } from './activity';
-import { TimeAxis } from './runs-chart';
+import { ChartFrame } from './chart-frame';
 import { clockTime, count, type Zone } from '../shared/format';
 
 type Sample = Activity['levels'][number];
@@ -34,10 +34,7 @@ export function LevelsChart({ activity, zone }: { activity: Activity; zone: Zone
       <figcaption>
         <strong>Waiting and running</strong> at the end of each {activity.window === 'hour' ? 'minute' : 'hour'}
       </figcaption>
-      <div class="chart-frame">
-        <span class="chart-top" aria-hidden="true">
-          {count(top)}
-        </span>
+      <ChartFrame top={top} activity={activity} zone={zone}>
         <svg
           viewBox={`0 0 ${VIEW.width} ${VIEW.height}`}
           preserveAspectRatio="none"
@@ -53,8 +50,7 @@ export function LevelsChart({ activity, zone }: { activity: Activity; zone: Zone
             />
           ))}
         </svg>
-        <TimeAxis activity={activity} zone={zone} />
-      </div>
+      </ChartFrame>
       <ul class="legend">
         {LINES.map((line) => (
           <li key={line.key}>

@@ -1,6 +1,7 @@
 import type { Activity } from './activity';
 import { clockTime, count, counted, type Zone } from '../shared/format';
 import { Link, withQuery } from '../shared/router';
+import { ChartFrame } from './chart-frame';
 
 type Runs = Activity['outcomes'][number]['runs'];
 
@@ -45,10 +46,7 @@ export function RunsChart({ activity, zone }: { activity: Activity; zone: Zone }
         <strong>Runs per {unit}</strong>, by outcome: {counted(all, 'run')} created {within};{' '}
         {SEGMENTS.map((segment, i) => `${count(sums[i]!)} ${segment.label}`).join(', ')}.
       </figcaption>
-      <div class="chart-frame">
-        <span class="chart-top" aria-hidden="true">
-          {count(top)}
-        </span>
+      <ChartFrame top={top} activity={activity} zone={zone}>
         <svg
           viewBox={`0 0 ${VIEW.width} ${VIEW.height}`}
           preserveAspectRatio="none"
@@ -93,8 +91,7 @@ export function RunsChart({ activity, zone }: { activity: Activity; zone: Zone }
             );
           })}
         </svg>
-        <TimeAxis activity={activity} zone={zone} />
-      </div>
+      </ChartFrame>
       <ul class="legend">
         {SEGMENTS.map((segment, i) => (
           <li key={segment.key}>
@@ -138,18 +135,5 @@ export function RunsChart({ activity, zone }: { activity: Activity; zone: Zone }
         </div>
       )}
     </figure>
-  );
-}
-
-/** The first, middle and last bucket's start under the bars: enough to read any bar's time by eye. */
-export function TimeAxis({ activity, zone }: { activity: Activity; zone: Zone }) {
-  const n = activity.outcomes.length;
-  const ticks = [0, Math.floor(n / 2), n - 1].map((i) => activity.outcomes[i]!.at);
-  return (
-    <div class="chart-axis" aria-hidden="true">
-      {ticks.map((at) => (
-        <span key={at}>{clockTime(at, zone)}</span>
-      ))}
-    </div>
   );
 }
