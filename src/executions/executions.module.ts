@@ -1,3 +1,5 @@
+import { HistoryDays } from './application/history-days.js';
+import { SqlHistoryDays } from './infrastructure/sql-history-days.js';
 import { Module } from '@nestjs/common';
 import { OrbitConfig } from '../config/orbit-config.js';
 import { JobRemovalGuards } from '../jobs/application/job-removal-guard.js';
@@ -48,6 +50,7 @@ import { SqlScheduledRuns } from './infrastructure/sql-scheduled-runs.js';
     { provide: ExecutionRepository, useClass: SqlExecutionRepository },
     { provide: ExecutionOutputRepository, useClass: SqlExecutionOutputRepository },
     { provide: ExecutionRetentionRepository, useClass: SqlExecutionRetentionRepository },
+    { provide: HistoryDays, useClass: SqlHistoryDays },
     { provide: RetentionHealthRepository, useClass: SqlRetentionHealthRepository },
     RetentionAlarms,
     { provide: ExecutionReadModel, useClass: SqlExecutionReadModel },
@@ -78,6 +81,7 @@ import { SqlScheduledRuns } from './infrastructure/sql-scheduled-runs.js';
     ExecutionRepository,
     ExecutionOutputRepository,
     ExecutionRetentionRepository,
+    HistoryDays,
     RetentionHealthRepository,
     RetentionAlarms,
     ScheduledRuns,

@@ -29,6 +29,7 @@ import { QueueAndHistory1766433600000 } from '../../migrations/1766433600000-Que
 import { CancelledBy1766448000000 } from '../../migrations/1766448000000-CancelledBy.js';
 import { AuditTargetIndex1766451600000 } from '../../migrations/1766451600000-AuditTargetIndex.js';
 import { WorkerRunsIndex1766469600000 } from '../../migrations/1766469600000-WorkerRunsIndex.js';
+import { HistoryByDay1766476800000 } from '../../migrations/1766476800000-HistoryByDay.js';
 
 export const MIGRATIONS = [
   InitialSchema1764460800000,
@@ -61,6 +62,7 @@ export const MIGRATIONS = [
   CancelledBy1766448000000,
   AuditTargetIndex1766451600000,
   WorkerRunsIndex1766469600000,
+  HistoryByDay1766476800000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

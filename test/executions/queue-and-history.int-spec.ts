@@ -58,9 +58,11 @@ describe('the queue and the history of executions', () => {
     return id;
   };
 
+  /** The partition of `executions` that holds each run (a day of the history counts as the history). */
   const partitionsOf = async (ids: string[]) => {
     const { rows } = await db.sql(
-      `SELECT id, tableoid::regclass::text AS partition FROM executions WHERE id = ANY ($1::uuid[])`,
+      `SELECT id, regexp_replace(tableoid::regclass::text, '^executions_h_.*', 'executions_history') AS partition
+         FROM executions WHERE id = ANY ($1::uuid[])`,
       [ids],
     );
     const byId = new Map((rows as { id: string; partition: string }[]).map((row) => [row.id, row.partition]));

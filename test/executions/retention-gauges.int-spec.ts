@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { dayOf } from '../../src/executions/domain/history-day.js';
 import { OLDEST_KEPT, OLDEST_OVERDUE } from '../../src/executions/infrastructure/sql-execution-retention.repository.js';
 import { insertRuns } from '../support/finished-runs.js';
 import { planCost } from '../support/plan-cost.js';
@@ -79,6 +80,14 @@ describe("the retention reads' cost", () => {
   }, 120_000);
   afterAll(() => db?.drop());
 
+  /** How many partitions the history has (its days, the history from before them, the runs stored apart). */
+  const historyLeaves = async (): Promise<number> => {
+    const { rows } = await db.sql(
+      `SELECT count(*)::int AS leaves FROM pg_inherits WHERE inhparent = 'executions_history'::regclass`,
+    );
+    return (rows[0] as { leaves: number }).leaves;
+  };
+
   /** Every node of the statement's plan that reads a table, as `<node type> on <table>`. */
   const scans = async (statement: string, params: unknown[] = []): Promise<string[]> => {
     type Node = { 'Node Type': string; 'Relation Name'?: string; Plans?: Node[] };
@@ -90,34 +99,37 @@ describe("the retention reads' cost", () => {
     return walk((rows[0] as { 'QUERY PLAN': [{ Plan: Node }] })['QUERY PLAN'][0].Plan);
   };
 
-  it('the oldest kept: one probe of an index per final status', async () => {
+  it('the oldest kept: one probe of an index per final status and day of the history', async () => {
+    const leaves = await historyLeaves();
     const cost = await planCost(db.sql, OLDEST_KEPT);
     expect(cost.rows).toBe(1);
-    expect(cost.buffers).toBeLessThan(20);
+    expect(cost.buffers).toBeLessThan(3 * leaves * 3);
     expect(await scans(OLDEST_KEPT)).toEqual(
-      Array(3).fill(expect.stringMatching(/^Index (Only )?Scan on executions_history$/)),
+      Array(3 * leaves).fill(expect.stringMatching(/^Index (Only )?Scan on executions_h_/)),
     );
   });
 
-  it('what a pass left: a few probes per job, whatever each job holds', async () => {
+  it('what a pass left: a few probes per job and day of the history, whatever each job holds', async () => {
+    const leaves = await historyLeaves();
     for (const olderThan of [ago(30), ago(300)]) {
-      const params = [olderThan, 100];
+      const params = [olderThan, 100, dayOf(olderThan)];
       const cost = await planCost(db.sql, OLDEST_OVERDUE, params);
-      expect(cost.buffers).toBeLessThan(JOBS * 25);
+      expect(cost.buffers).toBeLessThan(JOBS * 5 * leaves);
       const read = await scans(OLDEST_OVERDUE, params);
-      expect(read).toContain('Index Scan on executions_history');
+      expect(read).toContain('Index Scan on executions_h_legacy');
       expect(read.filter((scan) => scan.startsWith('Seq Scan on executions'))).toEqual([]);
     }
   });
 
   it('answers the finish of the oldest run beyond the newest N of its job that finished before the age', async () => {
-    const [row] = (await db.sql(OLDEST_OVERDUE, [ago(30), 100])).rows;
+    const [row] = (await db.sql(OLDEST_OVERDUE, [ago(30), 100, dayOf(ago(30))])).rows;
     const { rows: expected } = await db.sql(
       `SELECT min(finished_at) AS "finishedAt" FROM (
-         SELECT finished_at, row_number() OVER (PARTITION BY job_id ORDER BY created_at DESC, id DESC) AS newest
+         SELECT finished_at, created_at,
+                row_number() OVER (PARTITION BY job_id ORDER BY created_at DESC, id DESC) AS newest
            FROM executions) AS ranked
-        WHERE newest > 100 AND finished_at < $1`,
-      [ago(30)],
+        WHERE newest > 100 AND finished_at < $1 AND created_at < $2`,
+      [ago(30), dayOf(ago(30))],
     );
     expect(row).toEqual(expected[0]);
     expect(row.finishedAt).not.toBeNull();

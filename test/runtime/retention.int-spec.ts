@@ -180,6 +180,8 @@ describe('the retention sweep (clock driven, no loops running)', () => {
 
     expect(await retention.sweep()).toEqual({
       deleted: deletable.length,
+      daysDropped: 0,
+      daysMade: 0,
       batches: 1,
       jobEvents: 0,
       ms: expect.any(Number),
@@ -197,7 +199,14 @@ describe('the retention sweep (clock driven, no loops running)', () => {
     }
     expect(after.rows.get(a9)).toMatchObject({ trigger: 'RETRY', retry_of: a8 });
 
-    expect(await retention.sweep()).toEqual({ deleted: 0, batches: 1, jobEvents: 0, ms: expect.any(Number) });
+    expect(await retention.sweep()).toEqual({
+      deleted: 0,
+      daysDropped: 0,
+      daysMade: 0,
+      batches: 1,
+      jobEvents: 0,
+      ms: expect.any(Number),
+    });
     expect(sorted((await snapshot(t)).rows.keys())).toEqual(sorted(kept));
   });
 
@@ -216,9 +225,12 @@ describe('the retention sweep (clock driven, no loops running)', () => {
       }
     }
 
-    // ten years on, everything finished is old and none is kept
+    // ten years on, everything finished is old and none is kept; the week of days the migration
+    // made is dropped (empty), and a week from then made
     expect(await retention.sweep(new Date(NOW.getTime() + 3650 * DAY))).toEqual({
       deleted: 36,
+      daysDropped: 7,
+      daysMade: 8,
       batches: 1,
       jobEvents: 3, // the jobs' creations
       ms: expect.any(Number),
@@ -260,11 +272,25 @@ describe('the retention sweep (clock driven, no loops running)', () => {
       return deleted;
     });
 
-    expect(await retention.sweep()).toEqual({ deleted: 30, batches: 5, jobEvents: 0, ms: expect.any(Number) });
+    expect(await retention.sweep()).toEqual({
+      deleted: 30,
+      daysDropped: 0,
+      daysMade: 0,
+      batches: 5,
+      jobEvents: 0,
+      ms: expect.any(Number),
+    });
     expect(counts).toEqual([7, 7, 7, 7, 2]);
     expect(seenAfterBatch).toEqual([34, 27, 20, 13, 11]);
 
-    expect(await retention.sweep()).toEqual({ deleted: 0, batches: 1, jobEvents: 0, ms: expect.any(Number) });
+    expect(await retention.sweep()).toEqual({
+      deleted: 0,
+      daysDropped: 0,
+      daysMade: 0,
+      batches: 1,
+      jobEvents: 0,
+      ms: expect.any(Number),
+    });
     expect(counts).toEqual([7, 7, 7, 7, 2, 0]);
     expect(await count()).toBe(11);
   });
@@ -296,10 +322,10 @@ describe('the retention sweep (clock driven, no loops running)', () => {
       {
         level: 'log',
         message: expect.stringMatching(
-          /^Retention: deleted 2 executions older than 30 days \(beyond the newest 1 per job\) in 1 batches, and 0 job events \(\d+ ms\)$/,
+          /^Retention: deleted 2 executions older than 30 days \(beyond the newest 1 per job; 0 days dropped whole, the rest in 1 batches\), and 0 job events; made 0 days ahead \(\d+ ms\)$/,
         ),
       },
-      { level: 'debug', message: expect.stringMatching(/^Retention: deleted 0 executions .* in 1 batches/) },
+      { level: 'debug', message: expect.stringMatching(/^Retention: deleted 0 executions .* the rest in 1 batches/) },
     ]);
   });
   it('puts every pass on /metrics, a failed one too, which leaves the last success as it was', async () => {

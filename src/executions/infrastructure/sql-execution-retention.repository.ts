@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Database } from '../../shared/infrastructure/database.js';
 import { ExecutionRetentionRepository } from '../application/execution-retention.repository.js';
 import { EXECUTION_STATUSES, isFinal } from '../domain/execution-status.js';
+import { dayOf } from '../domain/history-day.js';
 
 /** The statuses an execution never leaves: the only ones retention may delete. A literal, never a parameter. */
 const FINISHED = `(${EXECUTION_STATUSES.filter(isFinal)
@@ -20,10 +21,14 @@ const NEWEST_PRUNED = `
   OFFSET $2
    LIMIT 1`;
 
-/** Job j's executions that finished before $1 and are not newer than newest_pruned. */
-const PRUNABLE = `e.job_id = j.id
+/**
+ * Job j's executions that finished before $1 and are not newer than newest_pruned, created before
+ * the parameter `day` (the UTC day of $1: a day of the history goes whole, dropped; see HistoryDays).
+ */
+const prunable = (day: string) => `e.job_id = j.id
   AND e.status IN ${FINISHED}
   AND e.finished_at < $1
+  AND e.created_at < ${day}
   AND (e.created_at, e.id) <= (newest_pruned.created_at, newest_pruned.id)`;
 
 /**
@@ -53,11 +58,12 @@ const PRUNE_BATCH = `
             CROSS JOIN LATERAL (
                   SELECT e.id
                     FROM executions e
-                   WHERE ${PRUNABLE}
+                   WHERE ${prunable('$4')}
                      FOR UPDATE SKIP LOCKED
             ) AS victim
             LIMIT $3))
      AND status IN ${FINISHED}
+     AND created_at < $4
   RETURNING id`;
 
 /**
@@ -71,7 +77,7 @@ export const OLDEST_OVERDUE = `
    CROSS JOIN LATERAL (
          SELECT e.finished_at
            FROM executions e
-          WHERE ${PRUNABLE}
+          WHERE ${prunable('$3')}
           ORDER BY e.finished_at
           LIMIT 1
    ) AS overdue`;
@@ -99,6 +105,7 @@ export class SqlExecutionRetentionRepository extends ExecutionRetentionRepositor
       olderThan,
       Math.max(0, Math.floor(keepPerJob)),
       Math.floor(batchSize),
+      dayOf(olderThan),
     ]);
     return deleted.length;
   }
@@ -107,6 +114,7 @@ export class SqlExecutionRetentionRepository extends ExecutionRetentionRepositor
     const [row] = await this.db.rows<{ finishedAt: Date | null }>(OLDEST_OVERDUE, [
       olderThan,
       Math.max(0, Math.floor(keepPerJob)),
+      dayOf(olderThan),
     ]);
     return row?.finishedAt ?? null;
   }

@@ -4,17 +4,25 @@ import { OrbitConfig } from '../../config/orbit-config.js';
 import { EventRetention } from '../../events/application/event-retention.js';
 import { ExecutionMetrics } from '../../executions/application/execution-metrics.js';
 import { ExecutionRetentionRepository } from '../../executions/application/execution-retention.repository.js';
+import { HistoryDays } from '../../executions/application/history-days.js';
+import { daysAhead, isPastRetention } from '../../executions/domain/history-day.js';
 import { BackgroundLoop, FIRST_SWEEP_AFTER_MS } from '../../shared/application/background-loop.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { RetentionHealthWatch } from './retention-health-watch.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** How many days ahead of today the history's days are made: a week of passes may fail before a run lacks its day. */
+export const DAYS_AHEAD = 7;
 /** How much of a failed pass's error its alert carries. */
 const ERROR_MAX_LENGTH = 2000;
 
 export interface SweepResult {
-  /** Executions deleted (their output and their events went with them). */
+  /** Executions deleted (their output and their events went with them), by days dropped and by rows. */
   deleted: number;
+  /** Days of the history dropped whole. */
+  daysDropped: number;
+  /** Days of the history made ahead. */
+  daysMade: number;
   /** Statements run on executions, the last one being the one that deleted fewer than a full batch. */
   batches: number;
   /** Job events deleted: those older than ORBIT_RETENTION_DAYS. */
@@ -42,6 +50,7 @@ export class RetentionService {
     private readonly config: OrbitConfig,
     private readonly clock: Clock,
     private readonly retention: ExecutionRetentionRepository,
+    private readonly days: HistoryDays,
     private readonly events: EventRetention,
     private readonly metrics: ExecutionMetrics,
     private readonly health: RetentionHealthWatch,
@@ -81,7 +90,25 @@ export class RetentionService {
   private async prune(now: Date, started: number): Promise<{ result: SweepResult; overdueSince: Date | null }> {
     const { retentionDays, retentionKeepPerJob, retentionBatchSize } = this.config;
     const olderThan = new Date(now.getTime() - retentionDays * DAY_MS);
+    // the days are made first, and a failure to make them fails the pass only once the rest is done:
+    // a run is never refused for a missing day, but the cluster's alert must say that days are missing
+    let making: unknown = null;
+    const daysMade = await this.days.make(daysAhead(now, DAYS_AHEAD)).then(
+      (made) => made.length,
+      (error: unknown) => {
+        making = error;
+        return 0;
+      },
+    );
     let deleted = 0;
+    let daysDropped = 0;
+    for (const day of (await this.days.list()).filter((stored) => isPastRetention(stored, olderThan))) {
+      if (this.loop.stopping) break;
+      const dropped = await this.days.drop(day, olderThan, retentionKeepPerJob);
+      if (dropped === null) break; // another node is at it
+      deleted += dropped.dropped;
+      daysDropped++;
+    }
     let batches = 0;
     for (;;) {
       const count = await this.retention.pruneBatch(olderThan, retentionKeepPerJob, retentionBatchSize);
@@ -99,9 +126,13 @@ export class RetentionService {
     const ms = Math.round(performance.now() - started);
     const figures =
       `deleted ${deleted} executions older than ${retentionDays} days ` +
-      `(beyond the newest ${retentionKeepPerJob} per job) in ${batches} batches, and ${jobEvents} job events (${ms} ms)`;
-    if (deleted + jobEvents > 0) this.logger.log(`Retention: ${figures}`);
+      `(beyond the newest ${retentionKeepPerJob} per job; ${daysDropped} days dropped whole, the rest in ${batches} batches), ` +
+      `and ${jobEvents} job events; made ${daysMade} days ahead (${ms} ms)`;
+    if (deleted + jobEvents + daysMade > 0) this.logger.log(`Retention: ${figures}`);
     else this.logger.debug(`Retention: ${figures}`);
-    return { result: { deleted, batches, jobEvents, ms }, overdueSince };
+    if (making !== null) {
+      throw new Error(`the history's days ahead could not be made: ${String((making as Error).message ?? making)}`);
+    }
+    return { result: { deleted, daysDropped, daysMade, batches, jobEvents, ms }, overdueSince };
   }
 }

@@ -1,0 +1,215 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { DataSource } from 'typeorm';
+import { HistoryDay } from '../../src/executions/domain/history-day.js';
+import { SqlHistoryDays } from '../../src/executions/infrastructure/sql-history-days.js';
+import { Database } from '../../src/shared/infrastructure/database.js';
+import { insertRuns } from '../support/finished-runs.js';
+import { closeMigratable, migratableDatabase, migrateThrough, undoFrom } from '../support/migrations.js';
+import { insertJob, TestDatabase } from '../support/test-database.js';
+
+const MIGRATION = 'HistoryByDay1766476800000';
+const HOUR = 60 * 60 * 1000;
+/** Days far enough ahead that no test run's day exists until a test makes it. */
+const day = (iso: string): HistoryDay => ({
+  start: new Date(`${iso}T00:00:00.000Z`),
+  end: new Date(new Date(`${iso}T00:00:00.000Z`).getTime() + 24 * HOUR),
+});
+const D = day('2031-03-10');
+const NEXT = day('2031-03-11');
+
+/**
+ * The history of finished runs is partitioned by UTC day of their creation: days are made ahead,
+ * a run whose day is missing is stored apart (never refused) and moved into its day once made, and
+ * retention drops a day whole, keeping the runs its rule keeps.
+ */
+describe("the history's days", () => {
+  let db: TestDatabase;
+  let source: DataSource;
+  let days: SqlHistoryDays;
+
+  beforeAll(async () => {
+    ({ db, source } = await migratableDatabase());
+    days = new SqlHistoryDays(new Database(source));
+  });
+  afterAll(() => closeMigratable(db, source));
+
+  const leafOf = async (ids: readonly (string | undefined)[]) => {
+    const { rows } = await db.sql(
+      `SELECT id, tableoid::regclass::text AS leaf FROM executions WHERE id = ANY ($1::uuid[])`,
+      [ids],
+    );
+    const byId = new Map((rows as { id: string; leaf: string }[]).map((row) => [row.id, row.leaf]));
+    return ids.map((id) => byId.get(id) ?? 'gone');
+  };
+  const at = (d: HistoryDay, hours: number) => new Date(d.start.getTime() + hours * HOUR);
+  const newJob = () => insertJob(db, { id: randomUUID(), name: `days-${randomUUID()}` });
+
+  it('a run whose day is missing is stored apart, never refused, and moved into its day once made', async () => {
+    const job = await newJob();
+    const [run] = await insertRuns(db, job, [at(D, 12)]);
+    expect(await leafOf([run])).toEqual(['executions_h_default']);
+
+    expect(await days.make([D, NEXT])).toEqual([D, NEXT]);
+    expect(await leafOf([run])).toEqual(['executions_h_20310310']);
+    expect(await days.make([D, NEXT])).toEqual([]);
+    expect((await days.list()).slice(-2)).toEqual([D, NEXT]);
+    const { rows } = await db.sql(`SELECT status, response_json IS NOT NULL AS stored FROM executions WHERE id = $1`, [
+      run,
+    ]);
+    expect(rows).toEqual([{ status: 'SUCCEEDED', stored: true }]);
+  });
+
+  it('a run created late in one day that ends in the next stays in the day it was created', async () => {
+    const job = await newJob();
+    const [run] = await insertRuns(db, job, [new Date(D.end.getTime() - 1000)], 'QUEUED');
+    const started = new Date(D.end.getTime() - 500);
+    await db.sql(`UPDATE executions SET status = 'RUNNING', started_at = $2, worker_id = 'w1' WHERE id = $1`, [
+      run,
+      started,
+    ]);
+    expect(await leafOf([run])).toEqual(['executions_active']);
+    await db.sql(`UPDATE executions SET status = 'SUCCEEDED', finished_at = $2, exit_code = 0 WHERE id = $1`, [
+      run,
+      at(NEXT, 1),
+    ]);
+    expect(await leafOf([run])).toEqual(['executions_h_20310310']);
+  });
+
+  it('when a day cannot be made, runs of that day are still stored, and the day is made once it can be', async () => {
+    const blocked = day('2031-03-12');
+    await db.sql(`CREATE TABLE executions_h_20310312 (blocking integer)`);
+    await expect(days.make([blocked])).rejects.toThrow(/already exists/);
+    const [run] = await insertRuns(db, await newJob(), [at(blocked, 3)]);
+    expect(await leafOf([run])).toEqual(['executions_h_default']);
+
+    await db.sql(`DROP TABLE executions_h_20310312`);
+    expect(await days.make([blocked])).toEqual([blocked]);
+    expect(await leafOf([run])).toEqual(['executions_h_20310312']);
+  });
+
+  it('retention drops a day whole, keeping the newest runs of each job and those that ended late, with their events and output', async () => {
+    const [first, second] = [day('2031-04-01'), day('2031-04-02')];
+    await days.make([first, second]);
+    const busy = await newJob();
+    const sparse = await newJob();
+    const busyDay = await insertRuns(
+      db,
+      busy,
+      Array.from({ length: 5 }, (_, i) => at(first, i + 1)),
+    );
+    const [failed] = await insertRuns(db, busy, [at(first, 7)], 'FAILED');
+    const busyLater = await insertRuns(db, busy, [at(second, 1), at(second, 2), at(second, 3)]);
+    const { rows: retried } = await db.sql(
+      `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger, retry_of,
+         due_at, created_at, started_at, finished_at, exit_code)
+       VALUES (gen_random_uuid(), $1, 'true', 1, 60, 'SUCCEEDED', 2, 'RETRY', $2, $3, $3, $3, $3, 0) RETURNING id`,
+      [busy, failed, at(second, 4)],
+    );
+    const retry = (retried[0] as { id: string }).id;
+    // the busy job's last run of the day ended after retention's line: kept whatever its rank
+    const late = busyDay[0];
+    await db.sql(`UPDATE executions SET finished_at = $2 WHERE id = $1`, [late, at(second, 20)]);
+    const sparseDay = await insertRuns(
+      db,
+      sparse,
+      Array.from({ length: 6 }, (_, i) => at(first, i + 1)),
+    );
+    for (const id of [...busyDay, ...sparseDay]) {
+      await db.sql(`INSERT INTO execution_outputs (execution_id, stdout, updated_at) VALUES ($1, 'out', now())`, [id]);
+    }
+    const outcomes = (await db.sql(`SELECT * FROM job_outcomes ORDER BY job_id`)).rows;
+
+    // keep 4 per job: the busy job has 4 newer runs (3 and the retry), the sparse one none
+    const result = await days.drop(first, at(second, 12), 4);
+    const keptSparse = sparseDay.slice(2);
+    expect(result).toEqual({ dropped: 2 + 4 + 1, kept: 1 + keptSparse.length });
+    expect(await leafOf([...busyDay, failed, ...sparseDay])).toEqual([
+      'executions_h_default',
+      'gone',
+      'gone',
+      'gone',
+      'gone',
+      'gone',
+      'gone',
+      'gone',
+      ...keptSparse.map(() => 'executions_h_default'),
+    ]);
+    expect(await leafOf([...busyLater, retry])).toEqual(Array(4).fill('executions_h_20310402'));
+    const { rows: retryRow } = await db.sql(
+      `SELECT retry_of, response_json::jsonb->>'retryOf' AS shown FROM executions WHERE id = $1`,
+      [retry],
+    );
+    expect(retryRow).toEqual([{ retry_of: null, shown: null }]);
+    const { rows: left } = await db.sql(
+      `SELECT (SELECT count(*)::int FROM event_log WHERE execution_id = ANY ($1::uuid[])) AS events,
+              (SELECT count(*)::int FROM execution_outputs WHERE execution_id = ANY ($1::uuid[])) AS outputs,
+              (SELECT count(*)::int FROM pg_class WHERE relname = 'executions_h_20310401') AS tables`,
+      [[...busyDay, failed, ...sparseDay]],
+    );
+    expect(left).toEqual([{ events: 1 + keptSparse.length, outputs: 1 + keptSparse.length, tables: 0 }]);
+    // a kept run is copied back, not ended again: no job's outcome changed
+    expect((await db.sql(`SELECT * FROM job_outcomes ORDER BY job_id`)).rows).toEqual(outcomes);
+  });
+
+  it('a reader paging through a day being dropped gets no error: the drop waits for its transaction', async () => {
+    const doomed = day('2031-05-01');
+    await days.make([doomed]);
+    const job = await newJob();
+    await insertRuns(
+      db,
+      job,
+      Array.from({ length: 6 }, (_, i) => at(doomed, i + 1)),
+    );
+    const page = `SELECT id, created_at FROM executions WHERE job_id = $1 AND created_at < $2 ORDER BY created_at DESC, id DESC LIMIT 2`;
+    const reader = new pg.Client({ connectionString: db.url });
+    await reader.connect();
+    try {
+      await reader.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      const first = await reader.query(page, [job, doomed.end]);
+      let dropped = false;
+      const drop = days.drop(doomed, doomed.end, 0).then((result) => {
+        dropped = true;
+        return result;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(dropped).toBe(false);
+      const second = await reader.query(page, [job, (first.rows[1] as { created_at: Date }).created_at]);
+      expect(second.rows).toHaveLength(2);
+      await reader.query('COMMIT');
+      expect(await drop).toEqual({ dropped: 6, kept: 0 });
+      const after = await reader.query(page, [job, doomed.end]);
+      expect(after.rows).toEqual([]);
+    } finally {
+      await reader.end();
+    }
+  });
+
+  it('an installation moves onto the days with its history, and can go back', async () => {
+    await undoFrom(source, MIGRATION);
+    const job = await newJob();
+    const finished = await insertRuns(db, job, [new Date(Date.now() - 40 * 24 * HOUR), new Date(Date.now() - HOUR)]);
+    const [queued] = await insertRuns(db, job, [new Date(Date.now() - 2 * HOUR)], 'QUEUED');
+    const ids = [...finished, queued];
+    const rows = async () =>
+      (await db.sql(`SELECT * FROM executions WHERE id = ANY ($1::uuid[]) ORDER BY id`, [ids])).rows.map(
+        ({ tableoid: _, ...row }: Record<string, unknown>) => row,
+      );
+    const stored = await rows();
+
+    await migrateThrough(db, MIGRATION);
+    expect(await leafOf(ids)).toEqual(['executions_h_legacy', 'executions_h_legacy', 'executions_active']);
+    expect(await rows()).toEqual(stored);
+    const { rows: made } = await db.sql(
+      `SELECT count(*)::int AS days FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+        WHERE i.inhparent = 'executions_history'::regclass AND c.relname ~ '^executions_h_[0-9]{8}$'`,
+    );
+    expect(made).toEqual([{ days: 7 }]);
+
+    await undoFrom(source, MIGRATION);
+    expect(await leafOf(ids)).toEqual(['executions_history', 'executions_history', 'executions_active']);
+    expect(await rows()).toEqual(stored);
+    await source.runMigrations({ transaction: 'all' });
+    expect(await leafOf(ids)).toEqual(['executions_h_legacy', 'executions_h_legacy', 'executions_active']);
+  });
+});
