@@ -40,7 +40,7 @@ describe("the history's days", () => {
       [ids],
     );
     const byId = new Map((rows as { id: string; leaf: string }[]).map((row) => [row.id, row.leaf]));
-    return ids.map((id) => byId.get(id) ?? 'gone');
+    return ids.map((id) => (id === undefined ? undefined : byId.get(id)) ?? 'gone');
   };
   const at = (d: HistoryDay, hours: number) => new Date(d.start.getTime() + hours * HOUR);
   const newJob = () => insertJob(db, { id: randomUUID(), name: `days-${randomUUID()}` });
