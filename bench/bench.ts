@@ -5,10 +5,10 @@
  * same workloads and database (peers). Prints a table on stdout (progress on stderr) and writes
  * bench/results/latest.json.
  *
- *   BENCH_ONLY=burst,latency,peers,schedule,herd,api,footprint,placement,alerts,dashboard,growth,pgtime,upgrade,soak   the scenarios to run (default: all)
+ *   BENCH_ONLY=burst,latency,peers,schedule,herd,api,footprint,placement,alerts,dashboard,growth,pgtime,upgrade,retention,soak   the scenarios to run (default: all)
  *   BENCH_BURST=2000  BENCH_LATENCY_RUNS=200  BENCH_SCHEDULE_SECONDS=60  BENCH_HERD_JOBS=10000
  *   BENCH_API_ROWS=1000000  BENCH_API_SECONDS=10  BENCH_API_ROUNDS=2  BENCH_FOOTPRINT_SECONDS=30
- *   BENCH_DASHBOARD_JOBS=10000  BENCH_DASHBOARD_ROWS=1000000  BENCH_GROWTH_ROWS=5000000  BENCH_UPGRADE_ROWS=1000000  BENCH_SOAK_SECONDS=600   (the defaults)
+ *   BENCH_DASHBOARD_JOBS=10000  BENCH_DASHBOARD_ROWS=1000000  BENCH_GROWTH_ROWS=5000000  BENCH_UPGRADE_ROWS=1000000  BENCH_RETENTION_ROWS=1000000  BENCH_SOAK_SECONDS=600   (the defaults)
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -28,6 +28,7 @@ import { runPeers } from './peers.js';
 import { runPgTime } from './pg-time.js';
 import { runSoak } from './soak.js';
 import { runUpgrade } from './upgrade.js';
+import { runRetention } from './retention.js';
 import { formatTable, writeResults } from './report.js';
 import { runHerd, runSchedule } from './schedule.js';
 import { runPlacement } from './placement.js';
@@ -60,6 +61,7 @@ const RUNNERS: Record<Scenario, (bench: Bench) => Promise<void>> = {
   growth: runGrowth,
   pgtime: runPgTime,
   upgrade: runUpgrade,
+  retention: runRetention,
   soak: runSoak,
 };
 

@@ -32,6 +32,7 @@ export const SCENARIOS = [
   'growth',
   'pgtime',
   'upgrade',
+  'retention',
   'soak',
 ] as const;
 export type Scenario = (typeof SCENARIOS)[number];
@@ -53,6 +54,8 @@ export interface Settings {
   growthRows: number;
   /** The finished runs kept by the installation the upgrade scenario migrates. */
   upgradeRows: number;
+  /** How many runs the retention scenario's dropped day holds. */
+  retentionRows: number;
   /** How long the soak scenario keeps a worker busy. */
   soakSeconds: number;
 }
@@ -88,6 +91,7 @@ export function readSettings(env: Env = process.env): Settings {
     dashboardRows: int('BENCH_DASHBOARD_ROWS', 1_000_000),
     growthRows: int('BENCH_GROWTH_ROWS', 5_000_000),
     upgradeRows: int('BENCH_UPGRADE_ROWS', 1_000_000),
+    retentionRows: int('BENCH_RETENTION_ROWS', 1_000_000),
     soakSeconds: int('BENCH_SOAK_SECONDS', 600),
   };
 }

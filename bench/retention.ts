@@ -1,0 +1,91 @@
+/**
+ * Retention of one day of the history holding `BENCH_RETENTION_ROWS` finished runs (seeded by SQL
+ * through the triggers, so with their events) of 1,000 jobs: how long dropping the day takes,
+ * keepers included (each job's newest are in the next day, and one run in a thousand of the day
+ * ended after retention's line). In a database of its own on the bench's PostgreSQL.
+ */
+import pg from 'pg';
+import { DataSource } from 'typeorm';
+import { HistoryDay } from '../src/executions/domain/history-day.js';
+import { SqlHistoryDays } from '../src/executions/infrastructure/sql-history-days.js';
+import { dataSourceOptions } from '../src/postgres/data-source-options.js';
+import { Database } from '../src/shared/infrastructure/database.js';
+import { Bench, log } from './support.js';
+
+const DATABASE = 'orbit_bench_retention';
+const JOBS = 1_000;
+const KEEP_PER_JOB = 10;
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Days far ahead of any the migrations made, so that the scenario makes its own. */
+const DAY: HistoryDay = { start: new Date('2040-01-01T00:00:00Z'), end: new Date('2040-01-02T00:00:00Z') };
+const NEXT: HistoryDay = { start: DAY.end, end: new Date(DAY.end.getTime() + DAY_MS) };
+
+export async function runRetention(bench: Bench): Promise<void> {
+  const rows = bench.settings.retentionRows;
+  const admin = new pg.Client({ connectionString: bench.adminUrl });
+  await admin.connect();
+  const url = bench.adminUrl.replace(/\/[^/]*$/, `/${DATABASE}`);
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${DATABASE}`);
+    await admin.query(`CREATE DATABASE ${DATABASE}`);
+    const source = new DataSource(dataSourceOptions(url, 2));
+    await source.initialize();
+    try {
+      await source.runMigrations({ transaction: 'all' });
+      const days = new SqlHistoryDays(new Database(source));
+      await days.make([DAY, NEXT]);
+      log(`retention: seeding ${rows} finished runs of ${JOBS} jobs in one day, and ${KEEP_PER_JOB} newer per job`);
+      await source.query(
+        `INSERT INTO jobs (id, name, command, cron_expression, timezone, max_retries, timeout_seconds, enabled,
+           misfire_policy, concurrency_policy, created_at, updated_at)
+         SELECT gen_random_uuid(), 'retention-' || g, 'true', '* * * * *', 'UTC', 0, 60, false, 'RUN_ONCE', 'ALLOW', now(), now()
+           FROM generate_series(1, $1::int) AS g`,
+        [JOBS],
+      );
+      const seed = (count: number, from: Date, span: number, late: boolean) =>
+        source.query(
+          `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger, due_at,
+             created_at, started_at, finished_at, exit_code, worker_id, version)
+           SELECT gen_random_uuid(), j.id, 'true', 0, 60, 'SUCCEEDED', 1, 'MANUAL', t.at, t.at, t.at,
+                  CASE WHEN $4 AND g % 1000 = 0 THEN $2::timestamptz + interval '3 days' ELSE t.at + interval '20 ms' END, 0, 'w', 3
+             FROM generate_series(0, $1::int - 1) AS g
+             JOIN LATERAL (SELECT $2::timestamptz + (g::double precision / $1) * $3 * interval '1 ms' AS at) AS t ON true
+             JOIN (SELECT id, row_number() OVER (ORDER BY id) - 1 AS n FROM jobs) AS j ON j.n = g % ${JOBS}`,
+          [count, from, span, late],
+        );
+      await seed(rows, DAY.start, DAY_MS - 1000, true);
+      await seed(JOBS * KEEP_PER_JOB, NEXT.start, DAY_MS / 2, false);
+      await source.query('VACUUM (ANALYZE) executions');
+      await source.query('VACUUM (ANALYZE) event_log');
+      const [{ bytes }] = await source.query<[{ bytes: string }]>(
+        `SELECT pg_total_relation_size('executions_h_20400101') AS bytes`,
+      );
+      log(`retention: dropping the day (${(Number(bytes) / 1e6).toFixed(0)} MB)`);
+      const began = process.hrtime.bigint();
+      const result = await days.drop(DAY, new Date(NEXT.start.getTime() + DAY_MS / 2), KEEP_PER_JOB);
+      const seconds = Number(process.hrtime.bigint() - began) / 1e9;
+      if (result === null) throw new Error('the drop found the days locked');
+      bench.report.figure('retention', {
+        rows,
+        jobs: JOBS,
+        keepPerJob: KEEP_PER_JOB,
+        bytes: Number(bytes),
+        seconds,
+        ...result,
+      });
+      bench.report.add({
+        scenario: 'retention',
+        measure: `drop a day of ${rows} runs (${(Number(bytes) / 1e6).toFixed(0)} MB) with their events, ${result.kept} kept`,
+        figure: `${seconds.toFixed(2)} s`,
+        target: '< 1 s',
+        ratio: '',
+        verdict: seconds < 1 ? 'met' : 'not met',
+      });
+    } finally {
+      await source.destroy();
+    }
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+    await admin.end();
+  }
+}
