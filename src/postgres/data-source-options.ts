@@ -30,6 +30,7 @@ import { CancelledBy1766448000000 } from '../../migrations/1766448000000-Cancell
 import { AuditTargetIndex1766451600000 } from '../../migrations/1766451600000-AuditTargetIndex.js';
 import { WorkerRunsIndex1766469600000 } from '../../migrations/1766469600000-WorkerRunsIndex.js';
 import { HistoryByDay1766476800000 } from '../../migrations/1766476800000-HistoryByDay.js';
+import { EventsAndOutputByDay1766480400000 } from '../../migrations/1766480400000-EventsAndOutputByDay.js';
 
 export const MIGRATIONS = [
   InitialSchema1764460800000,
@@ -63,6 +64,7 @@ export const MIGRATIONS = [
   AuditTargetIndex1766451600000,
   WorkerRunsIndex1766469600000,
   HistoryByDay1766476800000,
+  EventsAndOutputByDay1766480400000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

@@ -54,10 +54,14 @@ describe("the executions' keys and references, kept by triggers", () => {
   };
   const writeOutput = (executionId: string) =>
     db.sql(
-      `INSERT INTO execution_outputs (execution_id, stdout, updated_at) VALUES ($1, 'out', now())
-       ON CONFLICT (execution_id) DO UPDATE SET stdout = execution_outputs.stdout || 'more'`,
+      `INSERT INTO execution_outputs (execution_id, created_at, stdout, updated_at)
+       VALUES ($1, coalesce((SELECT created_at FROM executions WHERE id = $1), now()), 'out', now())
+       ON CONFLICT (execution_id, created_at) DO UPDATE SET stdout = execution_outputs.stdout || 'more'`,
       [executionId],
     );
+  /** As the schema before the output's days held it. */
+  const writeOldOutput = (executionId: string) =>
+    db.sql(`INSERT INTO execution_outputs (execution_id, stdout, updated_at) VALUES ($1, 'out', now())`, [executionId]);
   const outputs = async (ids: string[]) =>
     (await db.sql('SELECT execution_id FROM execution_outputs WHERE execution_id = ANY ($1::uuid[])', [ids])).rows
       .length;
@@ -189,7 +193,7 @@ describe("the executions' keys and references, kept by triggers", () => {
     const [slotRun] = await insert('SCHEDULE');
     const [chainRun] = await insert('CHAIN', { upstream });
     await expect(insert('SCHEDULE')).rejects.toMatchObject({ code: '23505', constraint: 'executions_job_slot_key' });
-    await writeOutput(slotRun!);
+    await writeOldOutput(slotRun!);
     const retry = await insertRetry(slotRun!);
 
     await source.runMigrations({ transaction: 'all' });

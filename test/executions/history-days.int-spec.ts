@@ -116,7 +116,11 @@ describe("the history's days", () => {
       Array.from({ length: 6 }, (_, i) => at(first, i + 1)),
     );
     for (const id of [...busyDay, ...sparseDay]) {
-      await db.sql(`INSERT INTO execution_outputs (execution_id, stdout, updated_at) VALUES ($1, 'out', now())`, [id]);
+      await db.sql(
+        `INSERT INTO execution_outputs (execution_id, created_at, stdout, updated_at)
+         SELECT id, created_at, 'out', now() FROM executions WHERE id = $1`,
+        [id],
+      );
     }
     const outcomes = (await db.sql(`SELECT * FROM job_outcomes ORDER BY job_id`)).rows;
 
@@ -144,7 +148,8 @@ describe("the history's days", () => {
     const { rows: left } = await db.sql(
       `SELECT (SELECT count(*)::int FROM event_log WHERE execution_id = ANY ($1::uuid[])) AS events,
               (SELECT count(*)::int FROM execution_outputs WHERE execution_id = ANY ($1::uuid[])) AS outputs,
-              (SELECT count(*)::int FROM pg_class WHERE relname = 'executions_h_20310401') AS tables`,
+              (SELECT count(*)::int FROM pg_class
+                WHERE relname IN ('executions_h_20310401', 'event_log_20310401', 'execution_outputs_20310401')) AS tables`,
       [[...busyDay, failed, ...sparseDay]],
     );
     expect(left).toEqual([{ events: 1 + keptSparse.length, outputs: 1 + keptSparse.length, tables: 0 }]);
@@ -185,31 +190,65 @@ describe("the history's days", () => {
     }
   });
 
-  it('an installation moves onto the days with its history, and can go back', async () => {
+  it('an installation moves onto the days with its history, events and output, and can go back', async () => {
     await undoFrom(source, MIGRATION);
     const job = await newJob();
     const finished = await insertRuns(db, job, [new Date(Date.now() - 40 * 24 * HOUR), new Date(Date.now() - HOUR)]);
     const [queued] = await insertRuns(db, job, [new Date(Date.now() - 2 * HOUR)], 'QUEUED');
     const ids = [...finished, queued];
+    for (const id of [finished[1], queued]) {
+      await db.sql(`INSERT INTO execution_outputs (execution_id, stdout, updated_at) VALUES ($1, 'out', now())`, [id]);
+    }
     const rows = async () =>
       (await db.sql(`SELECT * FROM executions WHERE id = ANY ($1::uuid[]) ORDER BY id`, [ids])).rows.map(
         ({ tableoid: _, ...row }: Record<string, unknown>) => row,
       );
-    const stored = await rows();
+    const events = async () => (await db.sql(`SELECT * FROM event_log ORDER BY seq`)).rows;
+    const outputs = async () =>
+      (await db.sql(`SELECT execution_id, stdout FROM execution_outputs ORDER BY execution_id`)).rows;
+    const before = { runs: await rows(), events: await events(), outputs: await outputs() };
 
-    await migrateThrough(db, MIGRATION);
+    await migrateThrough(db, 'EventsAndOutputByDay1766480400000');
     expect(await leafOf(ids)).toEqual(['executions_h_legacy', 'executions_h_legacy', 'executions_active']);
-    expect(await rows()).toEqual(stored);
+    expect({ runs: await rows(), events: await events(), outputs: await outputs() }).toEqual(before);
     const { rows: made } = await db.sql(
-      `SELECT count(*)::int AS days FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-        WHERE i.inhparent = 'executions_history'::regclass AND c.relname ~ '^executions_h_[0-9]{8}$'`,
+      `SELECT i.inhparent::regclass::text AS parent, count(*)::int AS days FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+        WHERE c.relname ~ '_[0-9]{8}$' GROUP BY 1 ORDER BY 1`,
     );
-    expect(made).toEqual([{ days: 7 }]);
+    expect(made).toEqual([
+      { parent: 'event_log', days: 7 },
+      { parent: 'execution_outputs', days: 7 },
+      { parent: 'executions_history', days: 7 },
+    ]);
+    // the output of a run that waits is written on in its day; the one of a finished run stays before the days
+    const { rows: outputDays } = await db.sql(
+      `SELECT execution_id, created_at FROM execution_outputs WHERE execution_id = ANY ($1::uuid[]) ORDER BY created_at`,
+      [ids],
+    );
+    const created = (id: string | undefined) =>
+      (before.runs.find((run) => run.id === id) as { created_at: Date }).created_at;
+    expect(outputDays).toEqual([
+      { execution_id: finished[1], created_at: -Infinity },
+      { execution_id: queued, created_at: created(queued) },
+    ]);
+    // the events' sequence goes on where it was
+    const last = Math.max(...before.events.map((event) => Number((event as { seq: string }).seq)));
+    await newJob();
+    const { rows: next } = await db.sql(`SELECT max(seq)::int AS seq FROM event_log`);
+    expect(next).toEqual([{ seq: last + 1 }]);
 
     await undoFrom(source, MIGRATION);
     expect(await leafOf(ids)).toEqual(['executions_history', 'executions_history', 'executions_active']);
-    expect(await rows()).toEqual(stored);
+    expect(await rows()).toEqual(before.runs);
+    expect((await outputs()).length).toBe(before.outputs.length);
+    const { rows: identity } = await db.sql(
+      `SELECT attidentity FROM pg_attribute WHERE attrelid = 'event_log'::regclass AND attname = 'seq'`,
+    );
+    expect(identity).toEqual([{ attidentity: 'a' }]);
     await source.runMigrations({ transaction: 'all' });
     expect(await leafOf(ids)).toEqual(['executions_h_legacy', 'executions_h_legacy', 'executions_active']);
+    await newJob();
+    const { rows: after } = await db.sql(`SELECT max(seq)::int AS seq FROM event_log`);
+    expect(after).toEqual([{ seq: last + 2 }]);
   });
 });

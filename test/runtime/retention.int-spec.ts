@@ -58,9 +58,9 @@ async function insertExecution(t: TestApp, jobId: string, seed: Seed): Promise<s
   );
   if (seed.output !== false) {
     await t.db.sql(
-      `INSERT INTO execution_outputs (execution_id, stdout, stderr, truncated, updated_at)
-       VALUES ($1, $2, '', false, $3)`,
-      [id, `output of ${id}`, finishedAt ?? createdAt],
+      `INSERT INTO execution_outputs (execution_id, created_at, stdout, stderr, truncated, updated_at)
+       VALUES ($1, $4, $2, '', false, $3)`,
+      [id, `output of ${id}`, finishedAt ?? createdAt, createdAt],
     );
   }
   return id;
@@ -328,6 +328,36 @@ describe('the retention sweep (clock driven, no loops running)', () => {
       { level: 'debug', message: expect.stringMatching(/^Retention: deleted 0 executions .* the rest in 1 batches/) },
     ]);
   });
+  it("makes the history's days a week ahead, says so on /metrics, and fails the pass (not the runs) when a day cannot be made", async () => {
+    const { t, retention } = await start({ ORBIT_RETENTION_DAYS: '30', ORBIT_RETENTION_KEEP_PER_JOB: '0' });
+    const later = new Date(NOW.getTime() + 3650 * DAY);
+    const today = Date.UTC(later.getUTCFullYear(), later.getUTCMonth(), later.getUTCDate());
+    const dayName = (offset: number) => new Date(today + offset * DAY).toISOString().slice(0, 10).replace(/-/g, '');
+    // a table in the way of the last day: that day cannot be made
+    await t.db.sql(`CREATE TABLE event_log_${dayName(7)} (blocking integer)`);
+    const job = (await storedJob(t, DISABLED)).id;
+    const old = await insertExecution(t, job, { status: 'SUCCEEDED', createdAt: ago(100 * DAY) });
+    clock.set(later);
+    await expect(retention.sweep()).rejects.toThrow(/the history's days ahead could not be made: .*already exists/);
+    // the rest of the pass was done, and the cluster's retention health says it failed
+    expect((await snapshot(t)).rows.has(old)).toBe(false);
+    const { rows: health } = await t.db.sql(`SELECT failing_since, last_error FROM retention_health`);
+    expect(health).toEqual([{ failing_since: later, last_error: expect.stringContaining('already exists') }]);
+    const gauges = async () =>
+      (await t.app.get(PromMetrics).registry.metrics()).split('\n').filter((line) => line.startsWith('orbit_history_'));
+    // nothing was made (the day-making is one transaction), and the days of ten years before are dropped
+    expect(await gauges()).toEqual(['orbit_history_days_ahead 0', 'orbit_history_oldest_day_timestamp_seconds 0']);
+
+    await t.db.sql(`DROP TABLE event_log_${dayName(7)}`);
+    await retention.sweep();
+    expect(await gauges()).toEqual([
+      'orbit_history_days_ahead 7',
+      `orbit_history_oldest_day_timestamp_seconds ${today / 1000}`,
+    ]);
+    const { rows: recovered } = await t.db.sql(`SELECT failing_since FROM retention_health`);
+    expect(recovered).toEqual([{ failing_since: null }]);
+  });
+
   it('puts every pass on /metrics, a failed one too, which leaves the last success as it was', async () => {
     const { t, retention } = await start({ ORBIT_RETENTION_DAYS: '30', ORBIT_RETENTION_KEEP_PER_JOB: '1' });
     const job = (await storedJob(t, DISABLED)).id;

@@ -2,10 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { Database } from '../../shared/infrastructure/database.js';
 import { EventRetention } from '../application/event-retention.js';
 
-/** One batch, one statement, through events_job_changes_idx; rows another transaction holds are skipped. */
+/**
+ * One batch, one statement, through events_job_changes_idx; rows another transaction holds are
+ * skipped. The delete names the instant too, so that it reads only the days before it.
+ */
 const PRUNE_JOB_EVENTS = `
   DELETE FROM event_log WHERE seq = ANY (ARRAY(
     SELECT seq FROM event_log WHERE execution_id IS NULL AND at < $1 ORDER BY at LIMIT $2 FOR UPDATE SKIP LOCKED))
+    AND at < $1
   RETURNING seq`;
 
 @Injectable()

@@ -20,11 +20,14 @@ export class SqlExecutionOutputRepository extends ExecutionOutputRepository {
   async saveAll(snapshots: OutputSnapshot[], now: Date): Promise<void> {
     const stored = snapshots.filter((snapshot) => !isEmpty(snapshot));
     if (stored.length === 0) return;
+    // the output's day is its run's (see HistoryDays): read from the run, which a missing run lacks,
+    // so that its output is refused as by a foreign key
     await this.db.rows(
-      `INSERT INTO execution_outputs (execution_id, stdout, stderr, truncated, updated_at)
-       SELECT id, stdout, stderr, truncated, $5 FROM unnest($1::uuid[], $2::text[], $3::text[], $4::boolean[])
-         AS s(id, stdout, stderr, truncated)
-       ON CONFLICT (execution_id) DO UPDATE
+      `INSERT INTO execution_outputs (execution_id, created_at, stdout, stderr, truncated, updated_at)
+       SELECT s.id, coalesce(e.created_at, 'infinity'), s.stdout, s.stderr, s.truncated, $5
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::boolean[]) AS s(id, stdout, stderr, truncated)
+         LEFT JOIN executions e ON e.id = s.id
+       ON CONFLICT (execution_id, created_at) DO UPDATE
        SET stdout = EXCLUDED.stdout, stderr = EXCLUDED.stderr, truncated = EXCLUDED.truncated,
            updated_at = EXCLUDED.updated_at
        WHERE execution_outputs.updated_at <= EXCLUDED.updated_at`,

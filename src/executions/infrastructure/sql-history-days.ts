@@ -7,12 +7,22 @@ import { HistoryDay } from '../domain/history-day.js';
 const DAYS_LOCK = 0x6f72626974206864n;
 /** A change of the days waits this long at most for a lock; the next pass tries again. */
 const LOCK_TIMEOUT = `SET LOCAL lock_timeout = '5s'`;
-/** Where runs whose day is missing are stored, and the kept runs of dropped days. */
-const APART = 'executions_h_default';
 
-/** `executions_h_20270105` for the day that starts on 2027-01-05 (UTC). */
-export function dayTable(day: HistoryDay): string {
-  return `executions_h_${day.start.toISOString().slice(0, 10).replace(/-/g, '')}`;
+/** A table partitioned by the history's days: its leaves are `<prefix>_<yyyymmdd>`, `<prefix>_default`. */
+interface DayTable {
+  parent: string;
+  prefix: string;
+  /** The partition key: the run's creation, or the event's instant (a run's queued event is at its creation). */
+  key: string;
+}
+const HISTORY: DayTable = { parent: 'executions_history', prefix: 'executions_h', key: 'created_at' };
+const EVENTS: DayTable = { parent: 'event_log', prefix: 'event_log', key: 'at' };
+const OUTPUTS: DayTable = { parent: 'execution_outputs', prefix: 'execution_outputs', key: 'created_at' };
+const DAY_TABLES = [HISTORY, EVENTS, OUTPUTS];
+
+/** `executions_h_20270105` for the history's day that starts on 2027-01-05 (UTC). */
+export function dayTable(day: HistoryDay, table: DayTable = HISTORY): string {
+  return `${table.prefix}_${day.start.toISOString().slice(0, 10).replace(/-/g, '')}`;
 }
 
 /** A day's bounds as PostgreSQL reads them in DDL (made from Dates: nothing of a caller's text). */
@@ -20,13 +30,16 @@ function bounds(day: HistoryDay): string {
   return `FROM ('${day.start.toISOString()}') TO ('${day.end.toISOString()}')`;
 }
 
-/** The history's leaves with a range (the days, and the history from before them), read from the catalog. */
+/** The table's leaves with a range (its days, and what came before them), read from the catalog. */
 const LEAVES = `
   SELECT c.relname AS name,
          (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'FROM \\(''([^'']+)''\\)'))[1]::timestamptz AS start,
          (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \\(''([^'']+)''\\)'))[1]::timestamptz AS "end"
     FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-   WHERE i.inhparent = 'executions_history'::regclass AND pg_get_expr(c.relpartbound, c.oid) <> 'DEFAULT'`;
+   WHERE i.inhparent = $1::regclass AND pg_get_expr(c.relpartbound, c.oid) <> 'DEFAULT'`;
+
+/** Event types that tell of a run's creation: in the day of its run. Any other event of a run (a notice) may not be. */
+const CREATION_EVENTS = `('execution.queued', 'execution.running', 'execution.succeeded', 'execution.failed', 'execution.cancelled')`;
 
 /**
  * The ids of the day's runs that retention keeps. For each job that has runs in the day (one probe
@@ -55,8 +68,7 @@ export class SqlHistoryDays extends HistoryDays {
   }
 
   async list(): Promise<HistoryDay[]> {
-    const leaves = await this.db.rows<{ name: string; start: Date | null; end: Date }>(LEAVES);
-    return leaves
+    return (await this.leaves(HISTORY))
       .filter((leaf): leaf is { name: string; start: Date; end: Date } => leaf.start !== null)
       .map(({ start, end }) => ({ start, end }))
       .sort((a, b) => a.start.getTime() - b.start.getTime());
@@ -65,67 +77,120 @@ export class SqlHistoryDays extends HistoryDays {
   make(days: HistoryDay[]): Promise<HistoryDay[]> {
     return this.db.run(async () => {
       if (!(await this.lock())) return [];
-      const leaves = await this.db.rows<{ start: Date | null; end: Date }>(LEAVES);
-      const covered = (day: HistoryDay) =>
-        leaves.some((leaf) => (leaf.start === null || leaf.start <= day.start) && leaf.end >= day.end);
-      const made: HistoryDay[] = [];
-      for (const day of days.filter((wanted) => !covered(wanted))) {
-        const table = dayTable(day);
-        const inDay = `created_at >= '${day.start.toISOString()}' AND created_at < '${day.end.toISOString()}'`;
-        // made apart, filled with the day's runs stored apart meanwhile, then attached: the
-        // attach reads the new day (small) and what is stored apart, and nothing else
-        await this.db.rows(`CREATE TABLE ${table} (LIKE executions_history INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
-        await this.db.rows(`INSERT INTO ${table} SELECT * FROM ${APART} WHERE ${inDay}`);
-        await this.db.rows(`DELETE FROM ${APART} WHERE ${inDay}`);
-        await this.db.rows(`ALTER TABLE executions_history ATTACH PARTITION ${table} FOR VALUES ${bounds(day)}`);
-        made.push(day);
+      const made = new Map<number, HistoryDay>();
+      for (const table of DAY_TABLES) {
+        const leaves = await this.leaves(table);
+        const covered = (day: HistoryDay) =>
+          leaves.some((leaf) => (leaf.start === null || leaf.start <= day.start) && leaf.end >= day.end);
+        for (const day of days.filter((wanted) => !covered(wanted))) {
+          await this.makeDay(table, day);
+          made.set(day.start.getTime(), day);
+        }
       }
-      return made;
+      return [...made.values()].sort((a, b) => a.start.getTime() - b.start.getTime());
     });
   }
 
   drop(day: HistoryDay, finishedBefore: Date, keepPerJob: number): Promise<DroppedDay | null> {
-    const table = dayTable(day);
+    const runs = dayTable(day);
     return this.db.run(async () => {
       if (!(await this.lock())) return null;
       const kept = (
-        await this.db.rows<{ id: string }>(KEPT_IDS(table), [
+        await this.db.rows<{ id: string }>(KEPT_IDS(runs), [
           day.end,
           Math.max(0, Math.floor(keepPerJob)),
           finishedBefore,
         ])
       ).map((row) => row.id);
+      // the events and output of the day's runs that stay: those kept, and those still waiting or running
+      const staying = [
+        ...kept,
+        ...(
+          await this.db.rows<{ id: string }>(
+            `SELECT id FROM executions_active WHERE created_at >= $1 AND created_at < $2`,
+            [day.start, day.end],
+          )
+        ).map((row) => row.id),
+      ];
+      const [stored] = await this.db.rows<{ count: number }>(`SELECT count(*)::int AS count FROM ${runs}`);
       await this.db.rows(
-        `CREATE TEMP TABLE orbit_kept_runs ON COMMIT DROP AS SELECT * FROM ${table} WHERE id = ANY ($1::uuid[])`,
+        `CREATE TEMP TABLE orbit_kept_runs ON COMMIT DROP AS SELECT * FROM ${runs} WHERE id = ANY ($1::uuid[])`,
         [kept],
       );
-      // what pointed at a run that goes, as a DELETE's triggers would: retries, events, output
+      // what pointed at a run that goes, as a DELETE's triggers would: the retries of its failures
       await this.db.rows(
         `UPDATE orbit_kept_runs SET retry_of = NULL
-        WHERE retry_of IS NOT NULL AND retry_of <> ALL ($1::uuid[]) AND EXISTS (SELECT 1 FROM ${table} d WHERE d.id = retry_of)`,
+          WHERE retry_of IS NOT NULL AND retry_of <> ALL ($1::uuid[]) AND EXISTS (SELECT 1 FROM ${runs} d WHERE d.id = retry_of)`,
         [kept],
       );
       await this.db.rows(
-        `UPDATE executions e SET retry_of = NULL FROM ${table} d
+        `UPDATE executions e SET retry_of = NULL FROM ${runs} d
           WHERE e.retry_of = d.id AND e.created_at >= $1 AND d.status = 'FAILED' AND d.id <> ALL ($2::uuid[])`,
         [day.start, kept],
       );
-      await this.db.rows(
-        `DELETE FROM event_log e USING ${table} d WHERE e.execution_id = d.id AND d.id <> ALL ($1::uuid[])`,
-        [kept],
+      const events = await this.keepOrDelete(
+        EVENTS,
+        day,
+        staying,
+        `OR (r.type NOT IN ${CREATION_EVENTS} AND EXISTS
+           (SELECT 1 FROM executions x WHERE x.id = r.execution_id AND NOT (x.created_at >= $2 AND x.created_at < $3)))`,
       );
-      await this.db.rows(
-        `DELETE FROM execution_outputs o USING ${table} d WHERE o.execution_id = d.id AND d.id <> ALL ($1::uuid[])`,
-        [kept],
-      );
-      const [stored] = await this.db.rows<{ count: number }>(`SELECT count(*)::int AS count FROM ${table}`);
-      await this.db.rows(`ALTER TABLE executions_history DETACH PARTITION ${table}`);
+      const outputs = await this.keepOrDelete(OUTPUTS, day, staying);
+      await this.db.rows(`ALTER TABLE executions_history DETACH PARTITION ${runs}`);
       // the kept runs go back where runs without a day go: they are neither ending nor cancelled now
       await this.db.rows(`SET LOCAL orbit.restoring = 'on'`);
       await this.db.rows(`INSERT INTO executions_history SELECT * FROM orbit_kept_runs`);
-      await this.db.rows(`DROP TABLE ${table}`);
+      for (const table of [runs, events, outputs]) if (table !== null) await this.db.rows(`DROP TABLE ${table}`);
       return { dropped: (stored?.count ?? 0) - kept.length, kept: kept.length };
     });
+  }
+
+  private leaves(table: DayTable): Promise<{ name: string; start: Date | null; end: Date }[]> {
+    return this.db.rows(LEAVES, [table.parent]);
+  }
+
+  /**
+   * Made apart, filled with the day's rows stored apart meanwhile, then attached: the attach reads
+   * the new day (small) and what is stored apart, and nothing else.
+   */
+  private async makeDay(table: DayTable, day: HistoryDay): Promise<void> {
+    const leaf = dayTable(day, table);
+    const apart = `${table.prefix}_default`;
+    const inDay = `${table.key} >= '${day.start.toISOString()}' AND ${table.key} < '${day.end.toISOString()}'`;
+    await this.db.rows(`CREATE TABLE ${leaf} (LIKE ${table.parent} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
+    await this.db.rows(`INSERT INTO ${leaf} SELECT * FROM ${apart} WHERE ${inDay}`);
+    await this.db.rows(`DELETE FROM ${apart} WHERE ${inDay}`);
+    await this.db.rows(`ALTER TABLE ${table.parent} ATTACH PARTITION ${leaf} FOR VALUES ${bounds(day)}`);
+  }
+
+  /**
+   * The rows of the day's runs in `table` (events or output) go with the day, but those of the
+   * `staying` runs and any the `more` condition keeps. When the table has the day (it has it from
+   * the migration on), the kept rows are copied out, its day detached and answered, to be dropped
+   * with the runs' day, and the rows put back where rows without a day go; else (the day is in the
+   * table's legacy part) the rows that go are deleted.
+   */
+  private async keepOrDelete(table: DayTable, day: HistoryDay, staying: string[], more = ''): Promise<string | null> {
+    const leaf = dayTable(day, table);
+    const runs = dayTable(day);
+    const params = more ? [staying, day.start, day.end] : [staying];
+    if (!(await this.leaves(table)).some((stored) => stored.name === leaf)) {
+      await this.db.rows(
+        `DELETE FROM ${table.parent} r USING ${runs} d
+          WHERE r.execution_id = d.id AND d.id <> ALL ($1::uuid[])`,
+        [staying],
+      );
+      return null;
+    }
+    const keep = `orbit_kept_${table.prefix}`;
+    await this.db.rows(
+      `CREATE TEMP TABLE ${keep} ON COMMIT DROP AS SELECT * FROM ${leaf} r
+        WHERE r.execution_id = ANY ($1::uuid[]) ${more}`,
+      params,
+    );
+    await this.db.rows(`ALTER TABLE ${table.parent} DETACH PARTITION ${leaf}`);
+    await this.db.rows(`INSERT INTO ${table.parent} SELECT * FROM ${keep}`);
+    return leaf;
   }
 
   /** The lock of the days, for this transaction; false when another node holds it. */

@@ -3,6 +3,8 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { LauncherKind, OrbitConfig } from '../../config/orbit-config.js';
 import { ExecutionMetrics } from '../../executions/application/execution-metrics.js';
 import { ExecutionRetentionRepository } from '../../executions/application/execution-retention.repository.js';
+import { HistoryDays } from '../../executions/application/history-days.js';
+import { Clock } from '../../shared/domain/clock.js';
 import { RetentionHealthRepository } from '../../executions/application/retention-health.repository.js';
 import { Execution, FailureCause } from '../../executions/domain/execution.js';
 import { ExecutionStatus, isFinal } from '../../executions/domain/execution-status.js';
@@ -92,6 +94,8 @@ export class PromMetrics extends ExecutionMetrics {
     streams: StreamLimits,
     retention: ExecutionRetentionRepository,
     health: RetentionHealthRepository,
+    days: HistoryDays,
+    clock: Clock,
   ) {
     super();
     collectDefaultMetrics({ register: this.registry, prefix: 'orbit_process_' });
@@ -125,7 +129,7 @@ export class PromMetrics extends ExecutionMetrics {
         for (const kind of STREAM_KINDS) this.set({ kind }, streams.openOf(kind));
       },
     });
-    retentionGauges(this.registry, config, retention, health);
+    retentionGauges(this.registry, config, retention, health, days, clock);
     new Gauge({
       name: 'orbit_workers_live',
       help: 'Workers whose heartbeat is within a lease',
