@@ -7,6 +7,8 @@ interface DayTable {
   key: string;
   /** Its indexes by name, the primary key apart; the same on the legacy leaf, renamed there. */
   indexes: [string, string][];
+  /** Indexes it gains, built on the legacy leaf as it is attached. */
+  newIndexes: [string, string][];
   /** Its primary key, with the partition key (a unique index of a partitioned table must hold it). */
   primaryKey: string;
   /** The name of its primary key before. */
@@ -23,6 +25,14 @@ const EVENTS: DayTable = {
     ['events_job_pauses_idx', `(job_id, at) WHERE type IN ('job.paused', 'job.resumed')`],
     ['events_job_slot_idx', '(job_id, slot) WHERE slot IS NOT NULL'],
   ],
+  /** Events of a run that are not its creation's (notices): few, and kept with their run when a day goes. */
+  newIndexes: [
+    [
+      'events_notices_idx',
+      `(execution_id) WHERE execution_id IS NOT NULL
+         AND type NOT IN ('execution.queued', 'execution.running', 'execution.succeeded', 'execution.failed', 'execution.cancelled')`,
+    ],
+  ],
   primaryKey: '(seq, at)',
   oldPrimaryKey: 'events_pkey',
 };
@@ -32,6 +42,7 @@ const OUTPUTS: DayTable = {
   prefix: 'execution_outputs',
   key: 'created_at',
   indexes: [],
+  newIndexes: [],
   primaryKey: '(execution_id, created_at)',
   oldPrimaryKey: 'execution_outputs_pkey',
 };
@@ -77,7 +88,9 @@ async function partition(db: QueryRunner, t: DayTable, bound: Date, days: { star
     `CREATE TABLE ${t.table} (LIKE ${legacy} INCLUDING DEFAULTS INCLUDING CONSTRAINTS) PARTITION BY RANGE (${t.key})`,
   );
   await db.query(`ALTER TABLE ${t.table} ADD CONSTRAINT ${t.table}_pkey PRIMARY KEY ${t.primaryKey}`);
-  for (const [name, shape] of t.indexes) await db.query(`CREATE INDEX ${name} ON ${t.table} ${shape}`);
+  for (const [name, shape] of [...t.indexes, ...t.newIndexes]) {
+    await db.query(`CREATE INDEX ${name} ON ${t.table} ${shape}`);
+  }
   await db.query(
     `ALTER TABLE ${legacy} ADD CONSTRAINT ${legacy}_bound CHECK (${t.key} < '${bound.toISOString()}') NOT VALID`,
   );
@@ -88,6 +101,14 @@ async function partition(db: QueryRunner, t: DayTable, bound: Date, days: { star
     `ALTER TABLE ${t.table} ATTACH PARTITION ${legacy} FOR VALUES FROM (MINVALUE) TO ('${bound.toISOString()}')`,
   );
   await db.query(`ALTER TABLE ${legacy} DROP CONSTRAINT ${legacy}_bound`);
+  for (const [name] of t.newIndexes) {
+    const [{ built }] = (await db.query(
+      `SELECT i.inhrelid::regclass::text AS built FROM pg_inherits i JOIN pg_index x ON x.indexrelid = i.inhrelid
+        WHERE i.inhparent = $1::regclass AND x.indrelid = $2::regclass`,
+      [name, legacy],
+    )) as [{ built: string }];
+    await db.query(`ALTER INDEX ${built} RENAME TO ${legacyName(name, t)}`);
+  }
   for (const day of days.filter((d) => d.start >= bound)) {
     const name = `${t.prefix}_${day.start.toISOString().slice(0, 10).replace(/-/g, '')}`;
     await db.query(`CREATE TABLE ${name} PARTITION OF ${t.table}
@@ -112,6 +133,7 @@ async function unpartition(db: QueryRunner, t: DayTable): Promise<void> {
   await db.query(`ALTER TABLE ${legacy} RENAME TO ${t.table}`);
   await db.query(`ALTER INDEX ${legacy}_pkey RENAME TO ${t.table}_pkey_with_key`);
   for (const [name] of t.indexes) await db.query(`ALTER INDEX ${legacyName(name, t)} RENAME TO ${name}`);
+  for (const [name] of t.newIndexes) await db.query(`DROP INDEX ${legacyName(name, t)}`);
 }
 
 /**

@@ -122,6 +122,15 @@ describe("the history's days", () => {
         [id],
       );
     }
+    // notices in the day: of a run of the day before (stays with its run), and of a run of the day (goes)
+    const [before] = await insertRuns(db, busy, [new Date(first.start.getTime() - HOUR)]);
+    const notice = (id: string | undefined) =>
+      db.sql(
+        `INSERT INTO event_log (type, at, job_id, execution_id) VALUES ('execution.long_running', $2, $3, $1) RETURNING seq`,
+        [id, at(first, 9), busy],
+      );
+    const kept = ((await notice(before)).rows[0] as { seq: string }).seq;
+    await notice(busyDay[1]);
     const outcomes = (await db.sql(`SELECT * FROM job_outcomes ORDER BY job_id`)).rows;
 
     // keep 4 per job: the busy job has 4 newer runs (3 and the retry), the sparse one none
@@ -153,6 +162,10 @@ describe("the history's days", () => {
       [[...busyDay, failed, ...sparseDay]],
     );
     expect(left).toEqual([{ events: 1 + keptSparse.length, outputs: 1 + keptSparse.length, tables: 0 }]);
+    const { rows: notices } = await db.sql(
+      `SELECT seq, execution_id FROM event_log WHERE type = 'execution.long_running'`,
+    );
+    expect(notices).toEqual([{ seq: kept, execution_id: before }]);
     // a kept run is copied back, not ended again: no job's outcome changed
     expect((await db.sql(`SELECT * FROM job_outcomes ORDER BY job_id`)).rows).toEqual(outcomes);
   });

@@ -132,8 +132,9 @@ export class SqlHistoryDays extends HistoryDays {
         EVENTS,
         day,
         staying,
-        `OR (r.type NOT IN ${CREATION_EVENTS} AND EXISTS
-           (SELECT 1 FROM executions x WHERE x.id = r.execution_id AND NOT (x.created_at >= $2 AND x.created_at < $3)))`,
+        // a notice of a run of another day stays with its run (read through events_notices_idx)
+        `r.execution_id IS NOT NULL AND r.type NOT IN ${CREATION_EVENTS} AND r.execution_id <> ALL ($1::uuid[])
+           AND EXISTS (SELECT 1 FROM executions x WHERE x.id = r.execution_id AND NOT (x.created_at >= $2 AND x.created_at < $3))`,
       );
       const outputs = await this.keepOrDelete(OUTPUTS, day, staying);
       await this.db.rows(`ALTER TABLE executions_history DETACH PARTITION ${runs}`);
@@ -165,7 +166,7 @@ export class SqlHistoryDays extends HistoryDays {
 
   /**
    * The rows of the day's runs in `table` (events or output) go with the day, but those of the
-   * `staying` runs and any the `more` condition keeps. When the table has the day (it has it from
+   * `staying` runs and any more the condition `more` keeps. When the table has the day (it has it from
    * the migration on), the kept rows are copied out, its day detached and answered, to be dropped
    * with the runs' day, and the rows put back where rows without a day go; else (the day is in the
    * table's legacy part) the rows that go are deleted.
@@ -184,8 +185,9 @@ export class SqlHistoryDays extends HistoryDays {
     }
     const keep = `orbit_kept_${table.prefix}`;
     await this.db.rows(
-      `CREATE TEMP TABLE ${keep} ON COMMIT DROP AS SELECT * FROM ${leaf} r
-        WHERE r.execution_id = ANY ($1::uuid[]) ${more}`,
+      `CREATE TEMP TABLE ${keep} ON COMMIT DROP AS
+         SELECT * FROM ${leaf} r WHERE r.execution_id = ANY ($1::uuid[])
+         ${more ? `UNION ALL SELECT * FROM ${leaf} r WHERE ${more}` : ''}`,
       params,
     );
     await this.db.rows(`ALTER TABLE ${table.parent} DETACH PARTITION ${leaf}`);
