@@ -1,6 +1,9 @@
 import { HistoryDay } from '../domain/history-day.js';
 
-/** What dropping a day did: the runs it deleted, and those it kept (copied out before the drop). */
+/**
+ * What dropping a day did: the runs it deleted (PostgreSQL's estimate of the day's rows, once it
+ * has one, less those kept), and those it kept (copied out before the drop).
+ */
 export interface DroppedDay {
   dropped: number;
   kept: number;

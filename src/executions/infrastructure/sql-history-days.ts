@@ -112,7 +112,11 @@ export class SqlHistoryDays extends HistoryDays {
           )
         ).map((row) => row.id),
       ];
-      const [stored] = await this.db.rows<{ count: number }>(`SELECT count(*)::int AS count FROM ${runs}`);
+      // PostgreSQL's estimate once it has one (a day is analyzed as it fills): a count would read the day
+      const [stored] = await this.db.rows<{ count: number }>(
+        `SELECT CASE WHEN c.reltuples >= 0 THEN c.reltuples::bigint ELSE (SELECT count(*) FROM ${runs}) END::int AS count
+           FROM pg_class c WHERE c.oid = '${runs}'::regclass`,
+      );
       await this.db.rows(
         `CREATE TEMP TABLE orbit_kept_runs ON COMMIT DROP AS SELECT * FROM ${runs} WHERE id = ANY ($1::uuid[])`,
         [kept],
