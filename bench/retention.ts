@@ -1,6 +1,6 @@
 /**
  * Retention of one day of the history holding `BENCH_RETENTION_ROWS` finished runs (seeded by SQL
- * through the triggers, so with their events) of 1,000 jobs: how long dropping the day takes,
+ * through the triggers, so with their events; one in ten with output) of 1,000 jobs: how long dropping the day takes,
  * keepers included (each job's newest are in the next day, and one run in a thousand of the day
  * ended after retention's line). In a database of its own on the bench's PostgreSQL.
  */
@@ -55,6 +55,13 @@ export async function runRetention(bench: Bench): Promise<void> {
         );
       await seed(rows, DAY.start, DAY_MS - 1000, true);
       await seed(JOBS * KEEP_PER_JOB, NEXT.start, DAY_MS / 2, false);
+      // one run in ten printed something
+      await source.query(
+        `INSERT INTO execution_outputs (execution_id, created_at, stdout, stderr, truncated, updated_at)
+         SELECT id, created_at, 'line ' || id, '', false, finished_at FROM executions_history
+          WHERE created_at >= $1 AND created_at < $2 AND get_byte(uuid_send(id), 15) < 26`,
+        [DAY.start, NEXT.end],
+      );
       await source.query('VACUUM (ANALYZE) executions');
       await source.query('VACUUM (ANALYZE) event_log');
       const [{ bytes }] = await source.query<[{ bytes: string }]>(
@@ -75,7 +82,7 @@ export async function runRetention(bench: Bench): Promise<void> {
       });
       bench.report.add({
         scenario: 'retention',
-        measure: `drop a day of ${rows} runs (${(Number(bytes) / 1e6).toFixed(0)} MB) with their events, ${result.kept} kept`,
+        measure: `drop a day of ${rows} runs (${(Number(bytes) / 1e6).toFixed(0)} MB) with their events and output, ${result.kept} kept`,
         figure: `${seconds.toFixed(2)} s`,
         target: '< 1 s',
         ratio: '',
