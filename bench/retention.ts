@@ -7,6 +7,7 @@
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { HistoryDay } from '../src/executions/domain/history-day.js';
+import { SqlExecutionReadModel } from '../src/executions/infrastructure/sql-execution-read-model.js';
 import { SqlHistoryDays } from '../src/executions/infrastructure/sql-history-days.js';
 import { dataSourceOptions } from '../src/postgres/data-source-options.js';
 import { Database } from '../src/shared/infrastructure/database.js';
@@ -19,6 +20,27 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** Days far ahead of any the migrations made, so that the scenario makes its own. */
 const DAY: HistoryDay = { start: new Date('2040-01-01T00:00:00Z'), end: new Date('2040-01-02T00:00:00Z') };
 const NEXT: HistoryDay = { start: DAY.end, end: new Date(DAY.end.getTime() + DAY_MS) };
+/** Days made empty after them: a reader's cost per day kept. */
+const MORE_DAYS = 30;
+const READS = 2_000;
+
+/** Microseconds per read of a run by id and of a page of 50 of a job's runs, each `READS` times, one at a time. */
+async function readCosts(
+  reads: SqlExecutionReadModel,
+  ids: string[],
+  jobIds: string[],
+): Promise<{ byId: number; byJob: number }> {
+  const timed = async (read: (i: number) => Promise<unknown>) => {
+    for (let i = 0; i < 100; i++) await read(i);
+    const began = process.hrtime.bigint();
+    for (let i = 0; i < READS; i++) await read(i);
+    return Number(process.hrtime.bigint() - began) / 1e3 / READS;
+  };
+  return {
+    byId: await timed((i) => reads.findJson(ids[i % ids.length]!)),
+    byJob: await timed((i) => reads.listJson({ jobId: jobIds[i % jobIds.length] }, { limit: 50 })),
+  };
+}
 
 export async function runRetention(bench: Bench): Promise<void> {
   const rows = bench.settings.retentionRows;
@@ -64,6 +86,39 @@ export async function runRetention(bench: Bench): Promise<void> {
       );
       await source.query('VACUUM (ANALYZE) executions');
       await source.query('VACUUM (ANALYZE) event_log');
+      const reads = new SqlExecutionReadModel(new Database(source));
+      const ids = (await source.query<{ id: string }[]>(`SELECT id FROM executions_h_20400101 LIMIT 1000`)).map(
+        (r) => r.id,
+      );
+      const jobIds = (await source.query<{ id: string }[]>(`SELECT id FROM jobs`)).map((r) => r.id);
+      const leaves = async () =>
+        (
+          await source.query<[{ n: number }]>(
+            `SELECT count(*)::int AS n FROM pg_inherits WHERE inhparent = 'executions_history'::regclass`,
+          )
+        )[0].n;
+      const fewer = { leaves: await leaves(), ...(await readCosts(reads, ids, jobIds)) };
+      await days.make(
+        Array.from({ length: MORE_DAYS }, (_, i) => ({
+          start: new Date(NEXT.end.getTime() + i * DAY_MS),
+          end: new Date(NEXT.end.getTime() + (i + 1) * DAY_MS),
+        })),
+      );
+      const more = { leaves: await leaves(), ...(await readCosts(reads, ids, jobIds)) };
+      bench.report.figure('retention reads', { fewer, more });
+      for (const [what, key] of [
+        ['a run by id', 'byId'],
+        ['a page of 50 runs of a job', 'byJob'],
+      ] as const) {
+        bench.report.add({
+          scenario: 'retention',
+          measure: `read ${what}, one at a time, with ${fewer.leaves} then ${more.leaves} partitions in the history`,
+          figure: `${fewer[key].toFixed(0)} µs → ${more[key].toFixed(0)} µs`,
+          target: 'report',
+          ratio: `${(more[key] / fewer[key]).toFixed(2)}×`,
+          verdict: 'info',
+        });
+      }
       const [{ bytes }] = await source.query<[{ bytes: string }]>(
         `SELECT pg_total_relation_size('executions_h_20400101') AS bytes`,
       );

@@ -42,9 +42,12 @@ export class SqlExecutionReadModel extends ExecutionReadModel {
       conditions.push(`(e.created_at, e.id) < (${param(page.cursor.createdAt)}, ${param(page.cursor.id)})`);
     }
     const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+    // the limit is written out, not a parameter: with it known, the plan PostgreSQL keeps for the
+    // statement costs what a plan made for each call would, so it keeps one instead of planning
+    // each call anew (which costs about 0.1 ms per day of the history)
     const rows = await this.db.rows<{ json: string }>(
       `SELECT ${EXECUTION_JSON} FROM executions e ${where}
-       ORDER BY e.created_at DESC, e.id DESC LIMIT ${param(page.limit + 1)}`,
+       ORDER BY e.created_at DESC, e.id DESC LIMIT ${Math.floor(page.limit) + 1}`,
       params,
     );
     const items = rows.slice(0, page.limit).map((row) => row.json);
