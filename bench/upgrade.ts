@@ -1,7 +1,8 @@
 /**
- * The upgrade onto the queue and history partitions (migration QueueAndHistory) of an installation
- * that keeps `BENCH_UPGRADE_ROWS` finished runs and a few thousand queued and running ones: how
- * long the migration holds `executions`, per million runs kept. In a database of its own on the
+ * The upgrade onto the queue and history partitions (migration QueueAndHistory), then onto the
+ * history's days (HistoryByDay, EventsAndOutputByDay), of an installation that keeps
+ * `BENCH_UPGRADE_ROWS` finished runs (each with its queued event, one in ten with output) and a few
+ * thousand queued and running ones: how long each step holds the tables, per million runs kept. In a database of its own on the
  * bench's PostgreSQL, migrated to the schema before it, the history seeded by SQL.
  */
 import pg from 'pg';
@@ -12,6 +13,8 @@ import { Bench, log } from './support.js';
 const DATABASE = 'orbit_bench_upgrade';
 const MIGRATION = 'QueueAndHistory1766433600000';
 const ACTIVE_RUNS = 2_000;
+/** The history, then the events and output, partitioned by day. */
+const DAYS_MIGRATIONS = ['HistoryByDay1766476800000', 'EventsAndOutputByDay1766480400000'] as const;
 
 async function migrated(url: string, until: number): Promise<void> {
   const source = new DataSource({ ...dataSourceOptions(url, 1), migrations: MIGRATIONS.slice(0, until) });
@@ -63,8 +66,18 @@ export async function runUpgrade(bench: Bench): Promise<void> {
            FROM generate_series(1, $2::int) AS g`,
         [jobId, ACTIVE_RUNS],
       );
+      // each run's queued event, and the output of one run in ten, for the migrations onto the days
+      await db.query(
+        `INSERT INTO event_log (type, at, job_id, execution_id, to_status, attempt, trigger)
+         SELECT 'execution.queued', created_at, job_id, id, 'QUEUED', 1, 'MANUAL' FROM executions`,
+      );
+      await db.query(
+        `INSERT INTO execution_outputs (execution_id, stdout, stderr, truncated, updated_at)
+         SELECT id, 'line', '', false, created_at FROM executions WHERE get_byte(uuid_send(id), 15) < 26`,
+      );
       await db.query(`RESET session_replication_role`);
       await db.query('VACUUM (ANALYZE) executions');
+      await db.query('VACUUM (ANALYZE) event_log');
       const bytes = Number(
         (await db.query<{ bytes: string }>(`SELECT pg_total_relation_size('executions') AS bytes`)).rows[0]!.bytes,
       );
@@ -82,6 +95,7 @@ export async function runUpgrade(bench: Bench): Promise<void> {
         ratio: '',
         verdict: 'info',
       });
+      await daysUpgrade(bench, url, rows);
     } finally {
       await db.end();
     }
@@ -89,4 +103,25 @@ export async function runUpgrade(bench: Bench): Promise<void> {
     await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
     await admin.end();
   }
+}
+
+/** The migrations onto the history's days, after the one above: how long they hold the tables, per million runs. */
+async function daysUpgrade(bench: Bench, url: string, rows: number): Promise<void> {
+  const first = MIGRATIONS.findIndex((migration) => migration.name === DAYS_MIGRATIONS[0]);
+  const last = MIGRATIONS.findIndex((migration) => migration.name === DAYS_MIGRATIONS[1]);
+  await migrated(url, first);
+  log(`upgrade: running ${DAYS_MIGRATIONS.join(' and ')}`);
+  const began = process.hrtime.bigint();
+  await migrated(url, last + 1);
+  const seconds = Number(process.hrtime.bigint() - began) / 1e9;
+  const perMillion = (seconds * 1_000_000) / rows;
+  bench.report.figure('upgrade to days', { rows, seconds, perMillion });
+  bench.report.add({
+    scenario: 'upgrade',
+    measure: `migrations ${DAYS_MIGRATIONS.join(' and ')} behind ${rows} finished runs, their events and output`,
+    figure: `${seconds.toFixed(2)} s, ${perMillion.toFixed(2)} s per million runs`,
+    target: 'report',
+    ratio: '',
+    verdict: 'info',
+  });
 }
