@@ -4,14 +4,13 @@
  * keepers included (each job's newest are in the next day, and one run in a thousand of the day
  * ended after retention's line). In a database of its own on the bench's PostgreSQL.
  */
-import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { HistoryDay } from '../src/executions/domain/history-day.js';
 import { SqlExecutionReadModel } from '../src/executions/infrastructure/sql-execution-read-model.js';
 import { SqlHistoryDays } from '../src/executions/infrastructure/sql-history-days.js';
 import { dataSourceOptions } from '../src/postgres/data-source-options.js';
 import { Database } from '../src/shared/infrastructure/database.js';
-import { Bench, log } from './support.js';
+import { Bench, log, onOwnDatabase } from './support.js';
 
 const DATABASE = 'orbit_bench_retention';
 const JOBS = 1_000;
@@ -44,12 +43,7 @@ async function readCosts(
 
 export async function runRetention(bench: Bench): Promise<void> {
   const rows = bench.settings.retentionRows;
-  const admin = new pg.Client({ connectionString: bench.adminUrl });
-  await admin.connect();
-  const url = bench.adminUrl.replace(/\/[^/]*$/, `/${DATABASE}`);
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${DATABASE}`);
-    await admin.query(`CREATE DATABASE ${DATABASE}`);
+  await onOwnDatabase(bench, DATABASE, async (url) => {
     const source = new DataSource(dataSourceOptions(url, 2));
     await source.initialize();
     try {
@@ -146,8 +140,5 @@ export async function runRetention(bench: Bench): Promise<void> {
     } finally {
       await source.destroy();
     }
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-    await admin.end();
-  }
+  });
 }

@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type pg from 'pg';
+import pg from 'pg';
 import type { LauncherKind } from '../src/config/orbit-config.js';
 import type { CpuSample } from './cpu.js';
 import type { WalPerExecution } from './wal.js';
@@ -530,4 +530,21 @@ export function freePort(): Promise<number> {
         server.close(() => resolve(port));
       });
   });
+}
+
+/**
+ * Runs `work` on a database of its own, `name`, made afresh on the bench's PostgreSQL and dropped
+ * after (a scenario that migrates or drops partitions leaves the shared one as it was).
+ */
+export async function onOwnDatabase(bench: Bench, name: string, work: (url: string) => Promise<void>): Promise<void> {
+  const admin = new pg.Client({ connectionString: bench.adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+    await admin.query(`CREATE DATABASE ${name}`);
+    await work(bench.adminUrl.replace(/\/[^/]*$/, `/${name}`));
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
 }

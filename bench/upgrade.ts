@@ -8,7 +8,7 @@
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, MIGRATIONS } from '../src/postgres/data-source-options.js';
-import { Bench, log } from './support.js';
+import { Bench, log, onOwnDatabase } from './support.js';
 
 const DATABASE = 'orbit_bench_upgrade';
 const MIGRATION = 'QueueAndHistory1766433600000';
@@ -28,12 +28,7 @@ async function migrated(url: string, until: number): Promise<void> {
 
 export async function runUpgrade(bench: Bench): Promise<void> {
   const rows = bench.settings.upgradeRows;
-  const admin = new pg.Client({ connectionString: bench.adminUrl });
-  await admin.connect();
-  const url = bench.adminUrl.replace(/\/[^/]*$/, `/${DATABASE}`);
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${DATABASE}`);
-    await admin.query(`CREATE DATABASE ${DATABASE}`);
+  await onOwnDatabase(bench, DATABASE, async (url) => {
     const index = MIGRATIONS.findIndex((migration) => migration.name === MIGRATION);
     await migrated(url, index);
     const db = new pg.Client({ connectionString: url });
@@ -99,10 +94,7 @@ export async function runUpgrade(bench: Bench): Promise<void> {
     } finally {
       await db.end();
     }
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-    await admin.end();
-  }
+  });
 }
 
 /** The migrations onto the history's days, after the one above: how long they hold the tables, per million runs. */
