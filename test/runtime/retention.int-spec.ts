@@ -96,8 +96,8 @@ const unlinked = (row: Record<string, unknown>): Record<string, unknown> => ({
 function wrapPruneBatch(t: TestApp, around: (prune: () => Promise<number>) => Promise<number>): void {
   const repository = t.app.get(ExecutionRetentionRepository);
   const original = repository.pruneBatch.bind(repository);
-  repository.pruneBatch = (olderThan, keepPerJob, batchSize) =>
-    around(() => original(olderThan, keepPerJob, batchSize));
+  repository.pruneBatch = (olderThan, keepPerJob, batchSize, createdBefore) =>
+    around(() => original(olderThan, keepPerJob, batchSize, createdBefore));
 }
 
 describe('the retention sweep (clock driven, no loops running)', () => {

@@ -6,16 +6,17 @@ export abstract class ExecutionRetentionRepository {
   /**
    * Deletes at most `batchSize` finished executions (SUCCEEDED, FAILED or CANCELLED) that
    * finished before `olderThan` and are not among the newest `keepPerJob` executions of their
-   * job (by creation), with their output; returns how many it deleted. QUEUED and RUNNING
+   * job (by creation), created before `createdBefore` (see rowsCreatedBefore), with their output;
+   * returns how many it deleted. QUEUED and RUNNING
    * executions are never deleted. One short statement: rows another transaction holds are
    * skipped, not waited for, and left to a later batch.
    */
-  abstract pruneBatch(olderThan: Date, keepPerJob: number, batchSize: number): Promise<number>;
+  abstract pruneBatch(olderThan: Date, keepPerJob: number, batchSize: number, createdBefore: Date): Promise<number>;
   /**
-   * The finish time of the oldest finished execution that `pruneBatch(olderThan, keepPerJob)`
+   * The finish time of the oldest finished execution that `pruneBatch(olderThan, keepPerJob, …, createdBefore)`
    * would delete, locked or not; null when there is none. What a pass left behind.
    */
-  abstract oldestOverdue(olderThan: Date, keepPerJob: number): Promise<Date | null>;
+  abstract oldestOverdue(olderThan: Date, keepPerJob: number, createdBefore: Date): Promise<Date | null>;
   /** The creation time of the oldest finished execution stored: the oldest run the history still holds. */
   abstract oldestKept(): Promise<Date | null>;
 }

@@ -28,3 +28,16 @@ export function daysAhead(at: Date, ahead: number): HistoryDay[] {
 export function isPastRetention(day: HistoryDay, olderThan: Date): boolean {
   return day.end.getTime() <= dayOf(olderThan).getTime();
 }
+
+/**
+ * The creation line of retention's deletes by rows. The runs of the history's days go with their
+ * day (see isPastRetention), so rows there are deleted only up to the start of the UTC day of
+ * `olderThan`: a day is never deleted row by row as the line moves through it. Before the first
+ * day (the history from before the days, where no day is dropped), rows are deleted up to the line
+ * itself. With no day at all, the line alone decides.
+ */
+export function rowsCreatedBefore(olderThan: Date, days: readonly HistoryDay[]): Date {
+  const first = days[0]?.start;
+  if (first === undefined) return olderThan;
+  return new Date(Math.max(dayOf(olderThan).getTime(), Math.min(first.getTime(), olderThan.getTime())));
+}

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { Database } from '../../shared/infrastructure/database.js';
 import { ExecutionRetentionRepository } from '../application/execution-retention.repository.js';
 import { EXECUTION_STATUSES, isFinal } from '../domain/execution-status.js';
-import { dayOf } from '../domain/history-day.js';
 
 /** The statuses an execution never leaves: the only ones retention may delete. A literal, never a parameter. */
 const FINISHED = `(${EXECUTION_STATUSES.filter(isFinal)
@@ -23,7 +22,7 @@ const NEWEST_PRUNED = `
 
 /**
  * Job j's executions that finished before $1 and are not newer than newest_pruned, created before
- * the parameter `day` (the UTC day of $1: a day of the history goes whole, dropped; see HistoryDays).
+ * the parameter `day` (see rowsCreatedBefore: a day of the history goes whole, dropped).
  */
 const prunable = (day: string) => `e.job_id = j.id
   AND e.status IN ${FINISHED}
@@ -99,22 +98,22 @@ export class SqlExecutionRetentionRepository extends ExecutionRetentionRepositor
     super();
   }
 
-  async pruneBatch(olderThan: Date, keepPerJob: number, batchSize: number): Promise<number> {
+  async pruneBatch(olderThan: Date, keepPerJob: number, batchSize: number, createdBefore: Date): Promise<number> {
     if (batchSize <= 0) return 0;
     const deleted = await this.db.rows<{ id: string }>(PRUNE_BATCH, [
       olderThan,
       Math.max(0, Math.floor(keepPerJob)),
       Math.floor(batchSize),
-      dayOf(olderThan),
+      createdBefore,
     ]);
     return deleted.length;
   }
 
-  async oldestOverdue(olderThan: Date, keepPerJob: number): Promise<Date | null> {
+  async oldestOverdue(olderThan: Date, keepPerJob: number, createdBefore: Date): Promise<Date | null> {
     const [row] = await this.db.rows<{ finishedAt: Date | null }>(OLDEST_OVERDUE, [
       olderThan,
       Math.max(0, Math.floor(keepPerJob)),
-      dayOf(olderThan),
+      createdBefore,
     ]);
     return row?.finishedAt ?? null;
   }

@@ -5,7 +5,7 @@ import { EventRetention } from '../../events/application/event-retention.js';
 import { ExecutionMetrics } from '../../executions/application/execution-metrics.js';
 import { ExecutionRetentionRepository } from '../../executions/application/execution-retention.repository.js';
 import { HistoryDays } from '../../executions/application/history-days.js';
-import { daysAhead, isPastRetention } from '../../executions/domain/history-day.js';
+import { daysAhead, isPastRetention, rowsCreatedBefore } from '../../executions/domain/history-day.js';
 import { BackgroundLoop, FIRST_SWEEP_AFTER_MS } from '../../shared/application/background-loop.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { RetentionHealthWatch } from './retention-health-watch.js';
@@ -102,16 +102,18 @@ export class RetentionService {
     );
     let deleted = 0;
     let daysDropped = 0;
-    for (const day of (await this.days.list()).filter((stored) => isPastRetention(stored, olderThan))) {
+    const stored = await this.days.list();
+    for (const day of stored.filter((kept) => isPastRetention(kept, olderThan))) {
       if (this.loop.stopping) break;
       const dropped = await this.days.drop(day, olderThan, retentionKeepPerJob);
       if (dropped === null) break; // another node is at it
       deleted += dropped.dropped;
       daysDropped++;
     }
+    const createdBefore = rowsCreatedBefore(olderThan, stored);
     let batches = 0;
     for (;;) {
-      const count = await this.retention.pruneBatch(olderThan, retentionKeepPerJob, retentionBatchSize);
+      const count = await this.retention.pruneBatch(olderThan, retentionKeepPerJob, retentionBatchSize, createdBefore);
       deleted += count;
       batches++;
       if (count < retentionBatchSize || this.loop.stopping) break;
@@ -122,7 +124,7 @@ export class RetentionService {
       jobEvents += count;
       if (count < retentionBatchSize) break;
     }
-    const overdueSince = await this.retention.oldestOverdue(olderThan, retentionKeepPerJob);
+    const overdueSince = await this.retention.oldestOverdue(olderThan, retentionKeepPerJob, createdBefore);
     const ms = Math.round(performance.now() - started);
     const figures =
       `deleted ${deleted} executions older than ${retentionDays} days ` +
