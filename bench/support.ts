@@ -463,15 +463,21 @@ export interface TableSize {
 }
 
 export async function tableSizes(db: pg.Client): Promise<Record<string, TableSize>> {
+  // a table partitioned by day counts as one, its days included (the partitions by status apart)
   const { rows: tables } = await db.query<{ name: string }>(
-    `SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`,
+    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')
+        AND NOT EXISTS (SELECT 1 FROM pg_inherits i JOIN pg_partitioned_table p ON p.partrelid = i.inhparent
+                         WHERE i.inhrelid = c.oid AND p.partstrat = 'r')
+      ORDER BY 1`,
   );
   const sizes: Record<string, TableSize> = {};
   for (const { name } of tables) {
     const ident = db.escapeIdentifier(name);
     const { rows } = await db.query<{ bytes: string; rows: number; dead: string | null }>(
-      `SELECT pg_total_relation_size($1::regclass) AS bytes, (SELECT count(*)::int FROM ${ident}) AS rows,
-              (SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = $1::regclass) AS dead`,
+      `SELECT (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree($1::regclass)) AS bytes,
+              (SELECT count(*)::int FROM ${ident}) AS rows,
+              (SELECT sum(n_dead_tup) FROM pg_stat_user_tables WHERE relid IN (SELECT relid FROM pg_partition_tree($1::regclass))) AS dead`,
       [name],
     );
     sizes[name] = { bytes: Number(rows[0]!.bytes), rows: rows[0]!.rows, deadRows: Number(rows[0]!.dead ?? 0) };
