@@ -24,18 +24,12 @@ const HISTORY_INDEXES: [string, string][] = [
 /** The worker index's history part, as PostgreSQL named it when the WorkerRunsIndex migration made it on the parent. */
 const WORKER_INDEX_GIVEN_NAME = 'executions_history_worker_id_finished_at_idx';
 
-/**
- * A run copied back by retention (the newest of its job, or one that ended late) is neither a run
- * that ends nor a cancel to tell the workers of: the two triggers let it through unnoticed.
- */
-const NOT_RESTORED = `coalesce(current_setting('orbit.restoring', true), '') <> 'on'`;
-
 const HISTORY_TRIGGERS = [
   `CREATE TRIGGER executions_job_outcome AFTER INSERT ON executions_history FOR EACH ROW
-     WHEN (NEW.status IN ('SUCCEEDED', 'FAILED') AND NEW.finished_at IS NOT NULL AND ${NOT_RESTORED})
+     WHEN (NEW.status IN ('SUCCEEDED', 'FAILED') AND NEW.finished_at IS NOT NULL)
      EXECUTE FUNCTION orbit_record_job_outcome()`,
   `CREATE TRIGGER executions_cancelled_notify AFTER INSERT ON executions_history FOR EACH ROW
-     WHEN (NEW.status = 'CANCELLED' AND NEW.started_at IS NOT NULL AND ${NOT_RESTORED})
+     WHEN (NEW.status = 'CANCELLED' AND NEW.started_at IS NOT NULL)
      EXECUTE FUNCTION orbit_notify_cancelled()`,
   `CREATE TRIGGER executions_write_response_json_update BEFORE UPDATE OF ${SHOWN} ON executions_history
      FOR EACH ROW EXECUTE FUNCTION orbit_write_execution_json()`,
@@ -131,6 +125,6 @@ export class HistoryByDay1766476800000 implements MigrationInterface {
     await db.query(`ALTER TABLE executions_history VALIDATE CONSTRAINT executions_history_final`);
     await db.query(`ALTER TABLE executions ATTACH PARTITION executions_history FOR VALUES IN ${FINAL}`);
     await db.query(`ALTER TABLE executions_history DROP CONSTRAINT executions_history_final`);
-    for (const sql of HISTORY_TRIGGERS) await db.query(sql.replace(` AND ${NOT_RESTORED}`, ''));
+    for (const sql of HISTORY_TRIGGERS) await db.query(sql);
   }
 }

@@ -42,6 +42,13 @@ describe("the history's days", () => {
     const byId = new Map((rows as { id: string; leaf: string }[]).map((row) => [row.id, row.leaf]));
     return ids.map((id) => (id === undefined ? undefined : byId.get(id)) ?? 'gone');
   };
+  /** Drops the days before `day` (runs of the other tests, kept or not), then `day`: as retention does, oldest first. */
+  const dropThrough = async (day: HistoryDay, finishedBefore: Date, keepPerJob: number) => {
+    for (const older of (await days.list()).filter((stored) => stored.start < day.start)) {
+      await days.drop(older, finishedBefore, keepPerJob);
+    }
+    return days.drop(day, finishedBefore, keepPerJob);
+  };
   const at = (d: HistoryDay, hours: number) => new Date(d.start.getTime() + hours * HOUR);
   const newJob = () => insertJob(db, { id: randomUUID(), name: `days-${randomUUID()}` });
 
@@ -134,11 +141,11 @@ describe("the history's days", () => {
     const outcomes = (await db.sql(`SELECT * FROM job_outcomes ORDER BY job_id`)).rows;
 
     // keep 4 per job: the busy job has 4 newer runs (3 and the retry), the sparse one none
-    const result = await days.drop(first, at(second, 12), 4);
+    const result = await dropThrough(first, at(second, 12), 4);
     const keptSparse = sparseDay.slice(2);
     expect(result).toEqual({ dropped: 2 + 4 + 1, kept: 1 + keptSparse.length });
     expect(await leafOf([...busyDay, failed, ...sparseDay])).toEqual([
-      'executions_h_default',
+      'executions_h_kept',
       'gone',
       'gone',
       'gone',
@@ -146,7 +153,7 @@ describe("the history's days", () => {
       'gone',
       'gone',
       'gone',
-      ...keptSparse.map(() => 'executions_h_default'),
+      ...keptSparse.map(() => 'executions_h_kept'),
     ]);
     expect(await leafOf([...busyLater, retry])).toEqual(Array(4).fill('executions_h_20310402'));
     const { rows: retryRow } = await db.sql(
@@ -172,7 +179,12 @@ describe("the history's days", () => {
 
   it('a reader paging through a day being dropped gets no error: the drop waits for its transaction', async () => {
     const doomed = day('2031-05-01');
-    await days.make([doomed]);
+    await days.make([doomed, day('2031-05-02')]);
+    // days go oldest first: a later day is refused while an older one is stored
+    await expect(days.drop(day('2031-05-02'), doomed.end, 0)).rejects.toThrow(/oldest first/);
+    for (const older of (await days.list()).filter((stored) => stored.start < doomed.start)) {
+      await days.drop(older, doomed.end, 0);
+    }
     const job = await newJob();
     await insertRuns(
       db,

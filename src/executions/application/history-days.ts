@@ -24,9 +24,9 @@ export abstract class HistoryDays {
   /** The days stored, oldest first (the history from before the days is not one of them). */
   abstract list(): Promise<HistoryDay[]>;
   /**
-   * Drops the day: its runs that `finishedBefore` and `keepPerJob` let go are deleted with it; the
-   * others (among the newest `keepPerJob` of their job, or finished since) are kept, stored apart.
-   * Null when another node is at it.
+   * Drops the day, which must be the oldest: its runs that `finishedBefore` and `keepPerJob` let go
+   * are deleted with it; the others (among the newest `keepPerJob` of their job, or finished since)
+   * are kept, with what retention kept of the days dropped before. Null when another node is at it.
    */
   abstract drop(day: HistoryDay, finishedBefore: Date, keepPerJob: number): Promise<DroppedDay | null>;
 }

@@ -8,7 +8,12 @@ const DAYS_LOCK = 0x6f72626974206864n;
 /** A change of the days waits this long at most for a lock; the next pass tries again. */
 const LOCK_TIMEOUT = `SET LOCAL lock_timeout = '5s'`;
 
-/** A table partitioned by the history's days: its leaves are `<prefix>_<yyyymmdd>`, `<prefix>_default`. */
+/**
+ * A table partitioned by the history's days: its partitions are `<prefix>_legacy` (what the table
+ * held before the days), `<prefix>_kept` (what retention kept of the days it dropped, from the end
+ * of the legacy part to the first day), one `<prefix>_<yyyymmdd>` per day, and `<prefix>_default`
+ * (rows whose day is missing, moved into it once it is made).
+ */
 interface DayTable {
   parent: string;
   prefix: string;
@@ -24,6 +29,9 @@ const DAY_TABLES = [HISTORY, EVENTS, OUTPUTS];
 export function dayTable(day: HistoryDay, table: DayTable = HISTORY): string {
   return `${table.prefix}_${day.start.toISOString().slice(0, 10).replace(/-/g, '')}`;
 }
+
+/** A day's partition, not the part from before the days (`_legacy`) nor what retention kept of dropped days (`_kept`). */
+const DAY_NAME = /_\d{8}$/;
 
 /** A day's bounds as PostgreSQL reads them in DDL (made from Dates: nothing of a caller's text). */
 function bounds(day: HistoryDay): string {
@@ -69,7 +77,7 @@ export class SqlHistoryDays extends HistoryDays {
 
   async list(): Promise<HistoryDay[]> {
     return (await this.leaves(HISTORY))
-      .filter((leaf): leaf is { name: string; start: Date; end: Date } => leaf.start !== null)
+      .filter((leaf): leaf is { name: string; start: Date; end: Date } => DAY_NAME.test(leaf.name))
       .map(({ start, end }) => ({ start, end }))
       .sort((a, b) => a.start.getTime() - b.start.getTime());
   }
@@ -95,6 +103,10 @@ export class SqlHistoryDays extends HistoryDays {
     const runs = dayTable(day);
     return this.db.run(async () => {
       if (!(await this.lock())) return null;
+      const [oldest] = await this.list();
+      if (oldest !== undefined && oldest.start < day.start) {
+        throw new Error(`the history's days go oldest first: ${dayTable(oldest)} is older than ${runs}`);
+      }
       const kept = (
         await this.db.rows<{ id: string }>(KEPT_IDS(runs), [
           day.end,
@@ -117,35 +129,21 @@ export class SqlHistoryDays extends HistoryDays {
         `SELECT CASE WHEN c.reltuples >= 0 THEN c.reltuples::bigint ELSE (SELECT count(*) FROM ${runs}) END::int AS count
            FROM pg_class c WHERE c.oid = '${runs}'::regclass`,
       );
-      await this.db.rows(
-        `CREATE TEMP TABLE orbit_kept_runs ON COMMIT DROP AS SELECT * FROM ${runs} WHERE id = ANY ($1::uuid[])`,
-        [kept],
-      );
       // what pointed at a run that goes, as a DELETE's triggers would: the retries of its failures
-      await this.db.rows(
-        `UPDATE orbit_kept_runs SET retry_of = NULL
-          WHERE retry_of IS NOT NULL AND retry_of <> ALL ($1::uuid[]) AND EXISTS (SELECT 1 FROM ${runs} d WHERE d.id = retry_of)`,
-        [kept],
-      );
+      // (made in the day or after), their stored JSON with them
       await this.db.rows(
         `UPDATE executions e SET retry_of = NULL FROM ${runs} d
           WHERE e.retry_of = d.id AND e.created_at >= $1 AND d.status = 'FAILED' AND d.id <> ALL ($2::uuid[])`,
         [day.start, kept],
       );
-      const events = await this.keepOrDelete(
-        EVENTS,
-        day,
-        staying,
-        // a notice of a run of another day stays with its run (read through events_notices_idx)
-        `r.execution_id IS NOT NULL AND r.type NOT IN ${CREATION_EVENTS} AND r.execution_id <> ALL ($1::uuid[])
-           AND EXISTS (SELECT 1 FROM executions x WHERE x.id = r.execution_id AND NOT (x.created_at >= $2 AND x.created_at < $3))`,
-      );
-      const outputs = await this.keepOrDelete(OUTPUTS, day, staying);
-      await this.db.rows(`ALTER TABLE executions_history DETACH PARTITION ${runs}`);
-      // the kept runs go back where runs without a day go: they are neither ending nor cancelled now
-      await this.db.rows(`SET LOCAL orbit.restoring = 'on'`);
-      await this.db.rows(`INSERT INTO executions_history SELECT * FROM orbit_kept_runs`);
-      for (const table of [runs, events, outputs]) if (table !== null) await this.db.rows(`DROP TABLE ${table}`);
+      const dropped = [await this.keepApart(HISTORY, day, `r.id = ANY ($1::uuid[])`, [kept])];
+      // the runs kept are back by now: a notice (read through events_notices_idx) stays with its run
+      // if that run is still stored, whatever its day
+      const notices = `r.execution_id IS NOT NULL AND r.type NOT IN ${CREATION_EVENTS}
+        AND EXISTS (SELECT 1 FROM executions x WHERE x.id = r.execution_id)`;
+      dropped.push(await this.keepApart(EVENTS, day, `r.execution_id = ANY ($1::uuid[])`, [staying], notices));
+      dropped.push(await this.keepApart(OUTPUTS, day, `r.execution_id = ANY ($1::uuid[])`, [staying]));
+      for (const table of dropped) if (table !== null) await this.db.rows(`DROP TABLE ${table}`);
       return { dropped: (stored?.count ?? 0) - kept.length, kept: kept.length };
     });
   }
@@ -160,42 +158,62 @@ export class SqlHistoryDays extends HistoryDays {
    */
   private async makeDay(table: DayTable, day: HistoryDay): Promise<void> {
     const leaf = dayTable(day, table);
-    const apart = `${table.prefix}_default`;
-    const inDay = `${table.key} >= '${day.start.toISOString()}' AND ${table.key} < '${day.end.toISOString()}'`;
     await this.db.rows(`CREATE TABLE ${leaf} (LIKE ${table.parent} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
-    await this.db.rows(`INSERT INTO ${leaf} SELECT * FROM ${apart} WHERE ${inDay}`);
-    await this.db.rows(`DELETE FROM ${apart} WHERE ${inDay}`);
+    await this.moveApartRows(table, leaf, day.start, day.end);
     await this.db.rows(`ALTER TABLE ${table.parent} ATTACH PARTITION ${leaf} FOR VALUES ${bounds(day)}`);
   }
 
+  /** Moves the rows stored apart (in the DEFAULT partition) from `from` to `to` into `leaf`, not attached. */
+  private async moveApartRows(table: DayTable, leaf: string, from: Date, to: Date): Promise<void> {
+    const apart = `${table.prefix}_default`;
+    const range = `${table.key} >= '${from.toISOString()}' AND ${table.key} < '${to.toISOString()}'`;
+    await this.db.rows(`INSERT INTO ${leaf} SELECT * FROM ${apart} WHERE ${range}`);
+    await this.db.rows(`DELETE FROM ${apart} WHERE ${range}`);
+  }
+
   /**
-   * The rows of the day's runs in `table` (events or output) go with the day, but those of the
-   * `staying` runs and any more the condition `more` keeps. When the table has the day (it has it from
-   * the migration on), the kept rows are copied out, its day detached and answered, to be dropped
-   * with the runs' day, and the rows put back where rows without a day go; else (the day is in the
-   * table's legacy part) the rows that go are deleted.
+   * The day of `table` goes, but its rows that `keep` (or `more`) names: the day is detached, and
+   * those rows are copied into the table's kept partition (`<prefix>_kept`, which holds what
+   * retention kept of the days dropped), whose range then reaches the day's end. The kept rows
+   * are copied as they are, into a table not attached meanwhile: no trigger sees them (they do not
+   * end again). Answers the detached day, to be dropped; null when the table has no such day (the
+   * day is in the part from before the days), whose rows of the day's runs that go are then
+   * deleted.
    */
-  private async keepOrDelete(table: DayTable, day: HistoryDay, staying: string[], more = ''): Promise<string | null> {
+  private async keepApart(
+    table: DayTable,
+    day: HistoryDay,
+    keep: string,
+    params: unknown[],
+    more?: string,
+  ): Promise<string | null> {
     const leaf = dayTable(day, table);
-    const runs = dayTable(day);
-    const params = more ? [staying, day.start, day.end] : [staying];
-    if (!(await this.leaves(table)).some((stored) => stored.name === leaf)) {
+    const leaves = await this.leaves(table);
+    if (!leaves.some((stored) => stored.name === leaf)) {
       await this.db.rows(
-        `DELETE FROM ${table.parent} r USING ${runs} d
-          WHERE r.execution_id = d.id AND d.id <> ALL ($1::uuid[])`,
-        [staying],
+        `DELETE FROM ${table.parent} r USING ${dayTable(day)} d WHERE r.execution_id = d.id AND NOT (${keep})`,
+        params,
       );
       return null;
     }
-    const keep = `orbit_kept_${table.prefix}`;
+    const kept = `${table.prefix}_kept`;
+    const current = leaves.find((stored) => stored.name === kept);
+    const from = current?.start ?? leaves.find((stored) => stored.name === `${table.prefix}_legacy`)?.end ?? day.start;
+    await this.db.rows(`ALTER TABLE ${table.parent} DETACH PARTITION ${leaf}`);
     await this.db.rows(
-      `CREATE TEMP TABLE ${keep} ON COMMIT DROP AS
-         SELECT * FROM ${leaf} r WHERE r.execution_id = ANY ($1::uuid[])
-         ${more ? `UNION ALL SELECT * FROM ${leaf} r WHERE ${more}` : ''}`,
+      current
+        ? `ALTER TABLE ${table.parent} DETACH PARTITION ${kept}`
+        : `CREATE TABLE ${kept} (LIKE ${table.parent} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`,
+    );
+    await this.db.rows(
+      `INSERT INTO ${kept} SELECT * FROM ${leaf} r WHERE ${keep}${more ? ` UNION ALL SELECT * FROM ${leaf} r WHERE ${more} AND NOT (${keep})` : ''}`,
       params,
     );
-    await this.db.rows(`ALTER TABLE ${table.parent} DETACH PARTITION ${leaf}`);
-    await this.db.rows(`INSERT INTO ${table.parent} SELECT * FROM ${keep}`);
+    // days never made before this one: their rows stored apart join the kept ones
+    await this.moveApartRows(table, kept, from, day.end);
+    await this.db.rows(
+      `ALTER TABLE ${table.parent} ATTACH PARTITION ${kept} FOR VALUES ${bounds({ start: from, end: day.end })}`,
+    );
     return leaf;
   }
 
