@@ -45,8 +45,8 @@ export function adminCases(h: Harness): void {
         executions: [{ id, jobId: job.id, jobName: 'cli-held-run', startedAt: expect.any(String) }],
       });
       const [, row] = (await h.cli(['workers', 'list'])).stdout.split('\n');
-      const load = `${(worker!.loadAverage as number).toFixed(2)} on ${String(worker!.cpus)}`;
-      expect(row).toContain(`  ${load}  cli-held-run ${id.slice(0, 8)}  `);
+      // the load as the table prints it; its value may have moved since the JSON (a heartbeat between)
+      expect(row).toMatch(new RegExp(`  \\d+\\.\\d\\d on ${String(worker!.cpus)}  cli-held-run ${id.slice(0, 8)}  `));
     } finally {
       await h.api().post(`/executions/${id}/cancel`).send({}).expect(200);
     }
