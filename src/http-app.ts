@@ -24,6 +24,8 @@ export const API_TAGS: ReadonlyArray<readonly [string, string]> = [
   ['workers', 'The worker processes'],
   ['concurrency-groups', 'Limits shared by the runs of several jobs'],
   ['tokens', 'API tokens and who the caller is'],
+  ['sign-in', 'Signing people in through an OIDC issuer, and out'],
+  ['teams', 'Teams, the roles their grants give, and the people who signed in'],
   ['audit', 'Who changed what'],
   ['health', 'Liveness and readiness'],
   ['metrics', 'Prometheus metrics'],

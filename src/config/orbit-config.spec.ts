@@ -164,6 +164,9 @@ describe('loadConfig', () => {
           DATABASE_URL_FILE: file('db', 'postgres://orbit:s3cret@db:5432/orbit\n'),
           ORBIT_ADMIN_TOKEN_FILE: file('token', 'file-admin-token-0123456789abcdef\r\n'),
           ORBIT_SMTP_URL_FILE: file('smtp', 'smtps://mailer:pw@mail.example.com'),
+          ORBIT_OIDC_ISSUER: 'https://sso.example.com',
+          ORBIT_OIDC_CLIENT_ID: 'orbit',
+          ORBIT_OIDC_CLIENT_SECRET_FILE: file('oidc', 'client-secret\n'),
         },
         [],
       );
@@ -171,8 +174,14 @@ describe('loadConfig', () => {
         databaseUrl: 'postgres://orbit:s3cret@db:5432/orbit',
         adminToken: 'file-admin-token-0123456789abcdef',
         smtpUrl: 'smtps://mailer:pw@mail.example.com',
+        oidc: { clientSecret: 'client-secret' },
       });
-      expect(SECRET_SETTINGS).toEqual(['DATABASE_URL', 'ORBIT_ADMIN_TOKEN', 'ORBIT_SMTP_URL']);
+      expect(SECRET_SETTINGS).toEqual([
+        'DATABASE_URL',
+        'ORBIT_ADMIN_TOKEN',
+        'ORBIT_SMTP_URL',
+        'ORBIT_OIDC_CLIENT_SECRET',
+      ]);
     });
 
     it('a value read from a file is checked as the variable would be', () => {
@@ -249,6 +258,60 @@ describe('loadConfig', () => {
       expect(
         refusal(() => loadConfig({ ORBIT_RUN_AS_USER: 'daemon', ORBIT_COMMAND_USER: 'nobody' }, [], ROOT)),
       ).toContain('ORBIT_RUN_AS_USER is the old name of ORBIT_COMMAND_USER: set only ORBIT_COMMAND_USER');
+    });
+  });
+
+  describe('people: the OIDC issuer, sessions and trusted headers', () => {
+    it('none by default: tokens only', () => {
+      expect(loadConfig({}, [])).toMatchObject({
+        oidc: undefined,
+        sessionIdleMinutes: 60,
+        sessionMaxHours: 12,
+        trustedUserHeader: undefined,
+        adminGroups: [],
+      });
+    });
+
+    it('an issuer with its client; the groups claim, the name and the admin groups', () => {
+      const config = loadConfig(
+        {
+          ORBIT_OIDC_ISSUER: 'https://sso.example.com/realms/acme',
+          ORBIT_OIDC_CLIENT_ID: 'orbit',
+          ORBIT_OIDC_ADMIN_GROUPS: 'platform, sre ,',
+          ORBIT_OIDC_GROUPS_CLAIM: 'roles',
+        },
+        [],
+      );
+      expect(config.oidc).toEqual({
+        issuer: 'https://sso.example.com/realms/acme',
+        clientId: 'orbit',
+        clientSecret: undefined,
+        groupsClaim: 'roles',
+        displayName: 'sso.example.com',
+      });
+      expect(config.adminGroups).toEqual(['platform', 'sre']);
+    });
+
+    it('refuses, all at once: an issuer without a client id, plain http beyond loopback, headers without proxies', () => {
+      const message = refusal(() =>
+        loadConfig(
+          {
+            ORBIT_OIDC_ISSUER: 'http://sso.example.com',
+            ORBIT_TRUSTED_USER_HEADER: 'X-Forwarded-User',
+            ORBIT_TRUSTED_GROUPS_HEADER: 'X Groups',
+          },
+          [],
+        ),
+      );
+      expect(message).toContain('ORBIT_OIDC_ISSUER is set without ORBIT_OIDC_CLIENT_ID');
+      expect(message).toContain('ORBIT_TRUSTED_GROUPS_HEADER must be an HTTP header name');
+      expect(message).toContain('are honoured only from ORBIT_TRUSTED_PROXIES');
+      expect(
+        refusal(() => loadConfig({ ORBIT_OIDC_ISSUER: 'http://sso.example.com', ORBIT_OIDC_CLIENT_ID: 'o' }, [])),
+      ).toContain("ORBIT_OIDC_ISSUER must be an https:// URL (http:// only on loopback), got 'http://sso.example.com'");
+      expect(
+        loadConfig({ ORBIT_OIDC_ISSUER: 'http://127.0.0.1:9000', ORBIT_OIDC_CLIENT_ID: 'o' }, []).oidc?.issuer,
+      ).toBe('http://127.0.0.1:9000');
     });
   });
 });

@@ -84,8 +84,34 @@ export class OrbitConfig {
   alertRetryBaseMs!: number;
   /** Loopback and private addresses as alert targets (link-local ones never). */
   alertsAllowPrivate!: boolean;
+  /** Sign-in through an OIDC issuer; unset: people sign in with tokens only. */
+  oidc!: OidcSettings | undefined;
+  /** A session ends this long after its last use... */
+  sessionIdleMinutes!: number;
+  /** ...and at the latest this long after sign-in. */
+  sessionMaxHours!: number;
+  /**
+   * The headers a proxy that signed the person in names them (and their groups, comma-separated)
+   * by; honoured only from ORBIT_TRUSTED_PROXIES. Unset: no such mode.
+   */
+  trustedUserHeader!: string | undefined;
+  trustedGroupsHeader!: string | undefined;
+  /** The groups (of the issuer or the trusted proxy) whose members are Orbit admins. */
+  adminGroups!: string[];
   /** What the operator should hear at start: settings that work but are deprecated. */
   warnings!: string[];
+}
+
+/** The OIDC issuer people sign in through. */
+export interface OidcSettings {
+  issuer: string;
+  clientId: string;
+  /** Unset: a public client, which proves itself by PKCE alone. */
+  clientSecret: string | undefined;
+  /** The claim (of the ID token or the userinfo answer) that lists the person's groups. */
+  groupsClaim: string;
+  /** What the sign-in page calls the issuer ("Sign in with …"). */
+  displayName: string;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -99,7 +125,12 @@ type Env = Record<string, string | undefined>;
  * The settings that hold a secret. Each may be given as a file instead (`<NAME>_FILE`, read once
  * at start), so that no process's initial environment holds it.
  */
-export const SECRET_SETTINGS = ['DATABASE_URL', 'ORBIT_ADMIN_TOKEN', 'ORBIT_SMTP_URL'] as const;
+export const SECRET_SETTINGS = [
+  'DATABASE_URL',
+  'ORBIT_ADMIN_TOKEN',
+  'ORBIT_SMTP_URL',
+  'ORBIT_OIDC_CLIENT_SECRET',
+] as const;
 type SecretSetting = (typeof SECRET_SETTINGS)[number];
 
 /** What starts a worker's commands: the native launcher built at install, or the Node spawner. */
@@ -202,16 +233,10 @@ export function loadConfig(
     adminToken: secrets.ORBIT_ADMIN_TOKEN,
     rateLimitPerMinute: int('ORBIT_RATE_LIMIT_PER_MINUTE', 1200, 0, 1_000_000),
     signInFailuresPerMinute: int('ORBIT_SIGN_IN_FAILURES_PER_MINUTE', 20, 0, 1_000_000),
-    trustedProxies: (env.ORBIT_TRUSTED_PROXIES ?? '')
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter(Boolean),
+    trustedProxies: list(env.ORBIT_TRUSTED_PROXIES),
     streamsPerCaller: int('ORBIT_STREAMS_PER_CALLER', 20, 0, 100_000),
     streamsPerNode: int('ORBIT_STREAMS_PER_NODE', 200, 0, 100_000),
-    corsOrigins: (env.ORBIT_CORS_ORIGINS ?? '')
-      .split(',')
-      .map((origin) => origin.trim())
-      .filter(Boolean),
+    corsOrigins: list(env.ORBIT_CORS_ORIGINS),
     commandUser: commandUser(env, uid, problems, warnings),
     launcher: oneOf('ORBIT_LAUNCHER', LAUNCHER_CHOICES, 'auto'),
     retentionDays: int('ORBIT_RETENTION_DAYS', 30, 1, 36_500),
@@ -224,6 +249,12 @@ export function loadConfig(
     alertRetryHours: int('ORBIT_ALERT_RETRY_HOURS', 24, 0, 720),
     alertRetryBaseMs: int('ORBIT_ALERT_RETRY_BASE_MS', 10_000, 1, 3_600_000),
     alertsAllowPrivate: bool('ORBIT_ALERTS_ALLOW_PRIVATE', false),
+    oidc: oidcSettings(env, secrets.ORBIT_OIDC_CLIENT_SECRET, problems),
+    sessionIdleMinutes: int('ORBIT_SESSION_IDLE_MINUTES', 60, 1, 525_600),
+    sessionMaxHours: int('ORBIT_SESSION_MAX_HOURS', 12, 1, 8_760),
+    trustedUserHeader: headerName('ORBIT_TRUSTED_USER_HEADER', env, problems),
+    trustedGroupsHeader: headerName('ORBIT_TRUSTED_GROUPS_HEADER', env, problems),
+    adminGroups: list(env.ORBIT_OIDC_ADMIN_GROUPS),
     warnings,
   });
   const publicUrl = url('ORBIT_PUBLIC_URL', ['http:', 'https:']);
@@ -248,11 +279,76 @@ export function loadConfig(
       `ORBIT_TRUSTED_PROXIES must be a comma-separated list of addresses and CIDR ranges, got '${notProxies.join("', '")}'`,
     );
   }
+  if ((config.trustedUserHeader || config.trustedGroupsHeader) && config.trustedProxies.length === 0) {
+    problems.push(
+      'ORBIT_TRUSTED_USER_HEADER and ORBIT_TRUSTED_GROUPS_HEADER are honoured only from ORBIT_TRUSTED_PROXIES: set the proxies too',
+    );
+  }
+  if (config.trustedGroupsHeader && !config.trustedUserHeader) {
+    problems.push('ORBIT_TRUSTED_GROUPS_HEADER needs ORBIT_TRUSTED_USER_HEADER (the header that names the person)');
+  }
   if (config.retryBackoffBaseMs > config.retryBackoffMaxMs) {
     problems.push('ORBIT_RETRY_BACKOFF_BASE_MS must not exceed ORBIT_RETRY_BACKOFF_MAX_MS');
   }
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return config;
+}
+
+/** A comma-separated list, its entries trimmed, the empty ones dropped. */
+function list(raw: string | undefined): string[] {
+  return (raw ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+}
+
+function headerName(name: string, env: Env, problems: string[]): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  if (/^[A-Za-z0-9-]+$/.test(raw)) return raw.toLowerCase();
+  problems.push(`${name} must be an HTTP header name (letters, digits and '-'), got '${raw}'`);
+  return undefined;
+}
+
+const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
+
+/**
+ * ORBIT_OIDC_*: the issuer and the client id go together (the secret is optional: a public
+ * client). The issuer is https, or http on loopback (a test issuer).
+ */
+function oidcSettings(env: Env, clientSecret: string | undefined, problems: string[]): OidcSettings | undefined {
+  const issuer = env.ORBIT_OIDC_ISSUER?.trim() || undefined;
+  const clientId = env.ORBIT_OIDC_CLIENT_ID?.trim() || undefined;
+  if (!issuer && !clientId) {
+    if (clientSecret)
+      problems.push('ORBIT_OIDC_CLIENT_SECRET is set without ORBIT_OIDC_ISSUER and ORBIT_OIDC_CLIENT_ID');
+    return undefined;
+  }
+  if (!issuer)
+    problems.push('ORBIT_OIDC_CLIENT_ID is set without ORBIT_OIDC_ISSUER (the issuer people sign in through)');
+  if (!clientId)
+    problems.push("ORBIT_OIDC_ISSUER is set without ORBIT_OIDC_CLIENT_ID (Orbit's client id at the issuer)");
+  if (!issuer || !clientId) return undefined;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(issuer);
+  } catch {
+    // reported below
+  }
+  if (
+    !parsed ||
+    !(parsed.protocol === 'https:' || (parsed.protocol === 'http:' && LOOPBACK_HOST.test(parsed.hostname)))
+  ) {
+    problems.push(`ORBIT_OIDC_ISSUER must be an https:// URL (http:// only on loopback), got '${issuer}'`);
+    return undefined;
+  }
+  return {
+    issuer,
+    clientId,
+    clientSecret,
+    groupsClaim: env.ORBIT_OIDC_GROUPS_CLAIM?.trim() || 'groups',
+    displayName: env.ORBIT_OIDC_NAME?.trim() || parsed.hostname,
+  };
 }
 
 /** Each secret setting from its variable or from its file (trailing line breaks dropped), never both. */

@@ -31,6 +31,7 @@ import { AuditTargetIndex1766451600000 } from '../../migrations/1766451600000-Au
 import { WorkerRunsIndex1766469600000 } from '../../migrations/1766469600000-WorkerRunsIndex.js';
 import { HistoryByDay1766476800000 } from '../../migrations/1766476800000-HistoryByDay.js';
 import { EventsAndOutputByDay1766480400000 } from '../../migrations/1766480400000-EventsAndOutputByDay.js';
+import { PeopleAndTeams1766487600000 } from '../../migrations/1766487600000-PeopleAndTeams.js';
 
 export const MIGRATIONS = [
   InitialSchema1764460800000,
@@ -65,6 +66,7 @@ export const MIGRATIONS = [
   WorkerRunsIndex1766469600000,
   HistoryByDay1766476800000,
   EventsAndOutputByDay1766480400000,
+  PeopleAndTeams1766487600000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

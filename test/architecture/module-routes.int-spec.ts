@@ -12,7 +12,7 @@ import { createTestApp, TestApp } from '../support/test-app.js';
  * `/jobs/:id/executions`, timeline `/jobs/:id/timeline`. A new resource is a line here.
  */
 const NAMES: Record<string, string[]> = {
-  auth: ['tokens'],
+  auth: ['tokens', 'teams', 'users'],
   alerts: ['channels', 'deliveries'],
   apply: ['orbit-file'],
   executions: ['backfill', 'overview'],

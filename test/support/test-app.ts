@@ -27,7 +27,8 @@ export interface TestAppOptions {
   db?: TestDatabase;
   /**
    * true (default): a request without an Authorization header is sent with the admin token,
-   * so tests about other things need not repeat it. Tests of authentication pass false.
+   * so tests about other things need not repeat it (a browser's requests excepted: the dashboard
+   * signs in by itself). Tests of authentication pass false.
    */
   asAdmin?: boolean;
   /** Where the app's log lines go (a pino logger); by default LOG_LEVEL is silent. */
@@ -71,7 +72,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       .getHttpAdapter()
       .getInstance()
       .addHook('onRequest', (request, _reply, done) => {
-        request.headers.authorization ??= `Bearer ${TEST_ADMIN_TOKEN}`;
+        // a browser's request (it says where it fetches from) signs in as the dashboard makes it
+        if (request.headers['sec-fetch-mode'] === undefined)
+          request.headers.authorization ??= `Bearer ${TEST_ADMIN_TOKEN}`;
         done();
       });
   }

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Principal } from '../../shared/domain/principal.js';
+import { actorName, type Principal } from '../../shared/domain/principal.js';
 import { Caller, MinRole } from '../../shared/http/access.decorators.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { Audited } from '../../shared/http/audited.decorator.js';
@@ -32,7 +32,7 @@ export class ApplyController {
   async apply(@Body() body: ApplyRequestDto, @Caller() caller: Principal): Promise<ApplyResponse> {
     const dryRun = body.dryRun ?? false;
     const prune = body.prune ?? false;
-    const items = await this.service.apply(entriesOf(body.file), { dryRun, prune, actor: caller.name });
+    const items = await this.service.apply(entriesOf(body.file), { dryRun, prune, actor: actorName(caller) });
     return { dryRun, items };
   }
 

@@ -4,6 +4,7 @@ import type { AuthenticatedRequest } from '../../shared/http/access.decorators.j
 import type { AuditedAction } from '../../shared/application/audited-actions.js';
 import { changedFields } from '../../shared/application/field-changes.js';
 import { Clock } from '../../shared/domain/clock.js';
+import { actorName } from '../../shared/domain/principal.js';
 import { AuditRecorder } from '../../shared/http/audited.interceptor.js';
 import { AuditLog } from '../application/audit-log.js';
 
@@ -49,13 +50,13 @@ export class RequestAuditRecorder extends AuditRecorder {
   ): Promise<void> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const resultId = (result as { id?: unknown } | undefined)?.id;
-    const name = nameOf(result) ?? nameOf(before);
+    const name = nameOf(result) ?? nameOf(before) ?? request.params.name;
     const changes = before && result !== null && typeof result === 'object' ? changesBetween(before, result) : {};
     const targetId = typeof resultId === 'string' ? resultId : (request.params.id ?? null);
     await this.audit.record({
       id: randomUUID(),
       createdAt: this.clock.now(),
-      actor: request.principal?.name ?? 'anonymous',
+      actor: request.principal ? actorName(request.principal) : 'anonymous',
       action,
       targetId,
       details: {

@@ -6,9 +6,25 @@ import { Clock } from '../../shared/domain/clock.js';
 import { NotFoundError } from '../../shared/domain/domain-errors.js';
 import { ApiToken, hashSecret } from '../domain/api-token.js';
 import { Principal } from '../../shared/domain/principal.js';
+import type { Role } from '../../shared/domain/role.js';
 import { TokenRepository } from './token.repository.js';
 
 export class UnsafeBindError extends Error {}
+
+/** An organisation-wide token: its role holds in every team; an admin token is an Orbit admin. */
+function tokenPrincipal(tokenId: string | null, name: string, role: Role): Principal {
+  return {
+    kind: 'token',
+    tokenId,
+    userId: null,
+    name,
+    email: null,
+    role,
+    admin: role === 'admin',
+    teams: [],
+    via: 'bearer',
+  };
+}
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
@@ -47,10 +63,10 @@ export class TokensService {
    */
   async authenticate(secret: string, hash = hashSecret(secret)): Promise<Principal | null> {
     if (this.adminHash && timingSafeEqual(Buffer.from(hash, 'hex'), this.adminHash)) {
-      return { tokenId: null, name: 'ORBIT_ADMIN_TOKEN', role: 'admin' };
+      return tokenPrincipal(null, 'ORBIT_ADMIN_TOKEN', 'admin');
     }
     const token = await this.tokens.findLiveByHash(hash);
-    return token ? { tokenId: token.id, name: token.name, role: token.role } : null;
+    return token ? tokenPrincipal(token.id, token.name, token.role) : null;
   }
 
   /**

@@ -17,3 +17,19 @@ export function clientOf(request: { ip?: string }): string {
   const network = ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/${IPV6_PREFIX}`);
   return `${network.toString()}/${IPV6_PREFIX}`;
 }
+
+/** Whether `address` (a socket's peer) is one of `proxies` (addresses and CIDR ranges, as ORBIT_TRUSTED_PROXIES). */
+export function isTrustedProxy(address: string | undefined, proxies: readonly string[]): boolean {
+  if (!address || !ipaddr.isValid(address)) return false;
+  const peer = ipaddr.process(address);
+  return proxies.some((entry) => {
+    const [range, bits] = ipaddr.isValidCIDR(entry)
+      ? ipaddr.parseCIDR(entry)
+      : [ipaddr.process(entry), ipaddr.process(entry).kind() === 'ipv4' ? 32 : 128];
+    const normalized =
+      range.kind() === 'ipv6' && (range as ipaddr.IPv6).isIPv4MappedAddress()
+        ? (range as ipaddr.IPv6).toIPv4Address()
+        : range;
+    return peer.kind() === normalized.kind() && peer.match(normalized, bits);
+  });
+}

@@ -15,7 +15,7 @@ import {
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Principal } from '../../shared/domain/principal.js';
+import { actorName, type Principal } from '../../shared/domain/principal.js';
 import { Caller, MinRole } from '../../shared/http/access.decorators.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { DomainError } from '../../shared/domain/domain-errors.js';
@@ -272,6 +272,6 @@ export class ExecutionsController implements BeforeApplicationShutdown {
     @Body() _body: EmptyBodyDto,
     @Caller() caller: Principal,
   ): Promise<ExecutionResponse> {
-    return ExecutionResponse.from(await this.executions.cancel(id, caller.name));
+    return ExecutionResponse.from(await this.executions.cancel(id, actorName(caller)));
   }
 }

@@ -7,7 +7,7 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Principal } from '../../shared/domain/principal.js';
+import { actorName, type Principal } from '../../shared/domain/principal.js';
 import { Caller, MinRole } from '../../shared/http/access.decorators.js';
 import { EmptyBodyDto } from '../../shared/http/empty-body.dto.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
@@ -141,7 +141,7 @@ export class JobsController {
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiErrors(400, 404, 409)
   async remove(@Param('id', ParseUUIDPipe) id: string, @Caller() caller: Principal): Promise<void> {
-    await this.jobs.remove(id, caller.name);
+    await this.jobs.remove(id, actorName(caller));
   }
 
   @Get(':id/next-runs')

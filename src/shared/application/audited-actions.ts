@@ -23,5 +23,9 @@ export const AUDITED_ACTIONS = [
   'execution.started',
   'execution.succeeded',
   'execution.failed',
+  'team.created',
+  'team.deleted',
+  'team.grants_replaced',
+  'user.removed',
 ] as const;
 export type AuditedAction = (typeof AUDITED_ACTIONS)[number];

@@ -27,3 +27,6 @@ export class ConflictError extends DomainError {}
 
 /** A conditional write found the row changed since it was read (HTTP 409 if it cannot be retried). */
 export class StaleWriteError extends ConflictError {}
+
+/** The caller may see the thing but not do this to it (HTTP 403). */
+export class ForbiddenError extends DomainError {}

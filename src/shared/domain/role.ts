@@ -2,6 +2,12 @@
 export const ROLES = ['viewer', 'operator', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 
-export function roleIncludes(held: Role, needed: Role): boolean {
-  return ROLES.indexOf(held) >= ROLES.indexOf(needed);
+/** Whether `held` includes `needed`; no role includes nothing. */
+export function roleIncludes(held: Role | null, needed: Role): boolean {
+  return held !== null && ROLES.indexOf(held) >= ROLES.indexOf(needed);
+}
+
+/** The stronger of two roles. */
+export function strongerRole(a: Role, b: Role): Role {
+  return ROLES.indexOf(a) >= ROLES.indexOf(b) ? a : b;
 }

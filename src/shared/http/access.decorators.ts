@@ -9,12 +9,19 @@ import type { Role } from '../domain/role.js';
 export const MIN_ROLE = 'orbit:min-role';
 export const PUBLIC = 'orbit:public';
 export const UNLIMITED = 'orbit:unlimited';
+export const SIGNED_IN = 'orbit:signed-in';
 
 /** The least role an endpoint needs. Without it: GET needs `viewer`, anything else `admin`. */
 export const MinRole = (role: Role) => SetMetadata(MIN_ROLE, role);
 
 /** Reachable without a token (health checks). */
 export const Public = () => SetMetadata(PUBLIC, true);
+
+/**
+ * Any caller, even a person with no role yet (who may still ask who they are, sign out, and
+ * manage the teams they administer: the route checks the team itself).
+ */
+export const SignedIn = () => SetMetadata(SIGNED_IN, true);
 
 /** Never rate-limited: health checks, which a load balancer or an orchestrator polls from one address. */
 export const Unlimited = () => SetMetadata(UNLIMITED, true);

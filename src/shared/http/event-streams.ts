@@ -4,6 +4,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { HttpException, HttpStatus, type Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/domain-errors.js';
+import type { Principal } from '../domain/principal.js';
 import { requestRef } from './request-ref.js';
 import { StreamCaller, StreamKind, StreamLimits, StreamRefusal } from './stream-limits.js';
 
@@ -25,12 +26,18 @@ export interface StreamSource {
 
 /**
  * Who called, as the auth guard put it on the request: a stream is counted against the token
- * (tokens of the database by id; the configured admin token by its name).
+ * (tokens of the database by id; people by their id; the configured admin token and a proxy's
+ * person by their name).
  */
 function callerOf(request: FastifyRequest): StreamCaller {
-  const principal = (request as { principal?: { tokenId: string | null; name: string } }).principal;
+  const principal = (request as { principal?: Principal }).principal;
   if (!principal) return { key: 'anonymous', name: 'anonymous' };
-  return { key: principal.tokenId ? `token:${principal.tokenId}` : `name:${principal.name}`, name: principal.name };
+  const key = principal.tokenId
+    ? `token:${principal.tokenId}`
+    : principal.userId
+      ? `user:${principal.userId}`
+      : `${principal.kind}:${principal.name}`;
+  return { key, name: principal.name };
 }
 
 /**

@@ -11,6 +11,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   ConflictError,
   DomainError,
+  ForbiddenError,
   IllegalTransitionError,
   InvalidArgumentError,
   NotFoundError,
@@ -24,6 +25,7 @@ const STATUS_OF: Array<[new (...args: never[]) => DomainError, HttpStatus]> = [
   [ConflictError, HttpStatus.CONFLICT],
   [InvalidArgumentError, HttpStatus.BAD_REQUEST],
   [NotFoundError, HttpStatus.NOT_FOUND],
+  [ForbiddenError, HttpStatus.FORBIDDEN],
 ];
 
 /** What an error answer says: its status, its message, and the fields the message is about. */

@@ -41,39 +41,49 @@ function mistakesOf(body: Partial<ErrorBody>, message: string): Mistake[] {
   return [typeof body.field === 'string' ? { field: body.field, message } : { message }];
 }
 
-let bearer: string | null = null;
+/** The credential of a person signed in through the issuer: the browser's session cookie, sent by itself. */
+export const COOKIE_SESSION = Symbol('cookie session');
+export type Credential = string | typeof COOKIE_SESSION;
+
+let credential: Credential | null = null;
 let onRefused: () => void = () => undefined;
-const tokenWatchers = new Set<(token: string | null) => void>();
+const tokenWatchers = new Set<(credential: Credential | null) => void>();
 
 /**
- * The token every request carries from now on (null: none), and what to do when the API refuses
- * it. Watchers hear of a change of token only, not of a new `refused` for the same one.
+ * The credential every request carries from now on (a token, the session cookie, or null: none),
+ * and what to do when the API refuses it. Watchers hear of a change of credential only, not of
+ * a new `refused` for the same one.
  */
-export function setToken(token: string | null, refused: () => void = () => undefined): void {
+export function setToken(token: Credential | null, refused: () => void = () => undefined): void {
   onRefused = refused;
-  if (token === bearer) return;
-  bearer = token;
+  if (token === credential) return;
+  credential = token;
   for (const watcher of tokenWatchers) watcher(token);
 }
 
-/** The token now (for the event stream, which is not read through openapi-fetch). */
-export function currentToken(): string | null {
-  return bearer;
+/** The credential now (for the event stream, which is not read through openapi-fetch). */
+export function currentToken(): Credential | null {
+  return credential;
 }
 
-/** Calls `watcher` on every change of token (sign in, sign out, a refused token forgotten). */
-export function watchToken(watcher: (token: string | null) => void): void {
+/** The header a request sends its credential in (none for the session cookie, which the browser sends). */
+export function authHeaders(): Record<string, string> {
+  return typeof credential === 'string' ? { Authorization: `Bearer ${credential}` } : {};
+}
+
+/** Calls `watcher` on every change of credential (sign in, sign out, a refused one forgotten). */
+export function watchToken(watcher: (credential: Credential | null) => void): void {
   tokenWatchers.add(watcher);
 }
 
-/** The API answered 401 to the current token. */
+/** The API answered 401 to the current credential. */
 export function tokenRefused(): void {
-  if (bearer) onRefused();
+  if (credential) onRefused();
 }
 
 const authorize: Middleware = {
   onRequest({ request }) {
-    if (bearer) request.headers.set('Authorization', `Bearer ${bearer}`);
+    for (const [name, value] of Object.entries(authHeaders())) request.headers.set(name, value);
     return request;
   },
   onResponse({ response }) {
@@ -105,6 +115,6 @@ export async function ok<T>(answer: Promise<Answer<T>>): Promise<T> {
 
 export const ROLES: readonly Role[] = ['viewer', 'operator', 'admin'];
 
-export function roleIncludes(held: string, needed: Role): boolean {
-  return ROLES.indexOf(held as Role) >= ROLES.indexOf(needed);
+export function roleIncludes(held: string | null, needed: Role): boolean {
+  return held !== null && ROLES.indexOf(held as Role) >= ROLES.indexOf(needed);
 }

@@ -177,11 +177,152 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The token this request was sent with: its name and role (any role) */
+        /** Who is calling: a token or a person, its role, and its teams (any caller) */
         get: operations["MeController_me"];
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How one may sign in here (no token needed): the issuer, if one is set up */
+        get: operations["SignInController_providers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Start a sign-in: 302 to the issuer's sign-in page (404 when no issuer is set up) */
+        get: operations["SignInController_login"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the session of this browser (and say where to end it at the issuer too)
+         * @description Without a session it answers the same; with one, the request must come from ORBIT_PUBLIC_URL.
+         */
+        post: operations["SignInController_logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The teams the caller may see, with the caller's role in each (an Orbit admin sees all) */
+        get: operations["TeamsController_list"];
+        put?: never;
+        /** Create a team (Orbit admin) */
+        post: operations["TeamsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a team (Orbit admin); 409 while it owns anything */
+        delete: operations["TeamsController_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{name}/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who has which role in the team: groups and people (the team's admins, Orbit admins) */
+        get: operations["TeamsController_grants"];
+        /** Replace the team's grants (the team's admins, Orbit admins) */
+        put: operations["TeamsController_replaceGrants"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The people who signed in, by name (Orbit admin) */
+        get: operations["UsersController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a person (Orbit admin): their sessions end at once, and a new sign-in is refused */
+        delete: operations["UsersController_remove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1048,20 +1189,137 @@ export interface components {
             /** @example null */
             nextCursor: string | null;
         };
-        MeResponse: {
-            /**
-             * Format: uuid
-             * @description null for the token set by ORBIT_ADMIN_TOKEN
-             */
-            tokenId: string | null;
-            /** @example ci */
+        TeamRoleResponse: {
+            /** @example payments */
             name: string;
             /**
-             * @description Each role includes the ones before it
              * @example operator
              * @enum {string}
              */
             role: "viewer" | "operator" | "admin";
+        };
+        MeResponse: {
+            /**
+             * @example user
+             * @enum {string}
+             */
+            kind: "user" | "token";
+            /**
+             * Format: uuid
+             * @description The token: null for a person and for the token set by ORBIT_ADMIN_TOKEN
+             */
+            tokenId: string | null;
+            /**
+             * Format: uuid
+             * @description The person signed in (null for a token)
+             */
+            userId: string | null;
+            /** @example Ada Lovelace */
+            name: string;
+            /** @example ada@example.com */
+            email: string | null;
+            /**
+             * @description The role that holds across the organisation's routes; null: a person with no grant yet
+             * @example operator
+             * @enum {string|null}
+             */
+            role: "viewer" | "operator" | "admin" | null;
+            /** @description An Orbit admin: sees and manages everything, teams and grants included */
+            admin: boolean;
+            /** @description A person's teams, with their role in each (an organisation-wide token has none: its role holds in all) */
+            teams: components["schemas"]["TeamRoleResponse"][];
+        };
+        OidcProviderResponse: {
+            /**
+             * @description What the sign-in page calls the issuer
+             * @example Acme SSO
+             */
+            name: string;
+            /**
+             * @description Where the browser goes to sign in
+             * @example /auth/login
+             */
+            loginUrl: string;
+        };
+        ProvidersResponse: {
+            /** @description null: no issuer is set up */
+            oidc: components["schemas"]["OidcProviderResponse"] | null;
+            /**
+             * @description A token can always be pasted in
+             * @example true
+             */
+            token: boolean;
+        };
+        SignedOutResponse: {
+            /** @description Where to send the browser to end the session at the issuer too (null: it has no such page) */
+            redirectTo: string | null;
+        };
+        TeamResponse: {
+            /** @example payments */
+            name: string;
+            /** @example 2026-12-05T10:00:00.000Z */
+            createdAt: string;
+            /**
+             * @description The caller's role in the team (an Orbit admin's is admin; an organisation-wide token's its own)
+             * @enum {string|null}
+             */
+            role: "viewer" | "operator" | "admin" | null;
+        };
+        TeamListResponse: {
+            items: components["schemas"]["TeamResponse"][];
+        };
+        CreateTeamDto: {
+            /** @example payments */
+            name: string;
+        };
+        GrantDto: {
+            /**
+             * @description An issuer's group, or one person
+             * @example group
+             * @enum {string}
+             */
+            kind: "group" | "user";
+            /**
+             * @description The group as the issuer names it, or the person by email or user name (compared without case)
+             * @example payments-oncall
+             */
+            subject: string;
+            /**
+             * @example operator
+             * @enum {string}
+             */
+            role: "viewer" | "operator" | "admin";
+        };
+        GrantsResponse: {
+            /** @example payments */
+            team: string;
+            grants: components["schemas"]["GrantDto"][];
+        };
+        GrantsDto: {
+            /** @description The team's grants: all of them (the ones left out are removed) */
+            grants: components["schemas"]["GrantDto"][];
+        };
+        UserResponse: {
+            /** Format: uuid */
+            id: string;
+            /** @example Ada Lovelace */
+            name: string;
+            /** @example ada@example.com */
+            email: string | null;
+            /**
+             * @description As the issuer gave them at the last sign-in
+             * @example [
+             *       "payments-oncall"
+             *     ]
+             */
+            groups: string[];
+            /** @example 2026-12-05T09:00:00.000Z */
+            lastSignInAt: string;
+            /** @description Set: removed; their sessions ended and a new sign-in is refused */
+            removedAt: string | null;
+        };
+        UserListResponse: {
+            items: components["schemas"]["UserResponse"][];
         };
         AuditEventResponse: {
             /** Format: uuid */
@@ -1077,7 +1335,7 @@ export interface components {
              * @example job.created
              * @enum {string}
              */
-            action: "job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied" | "job.paused" | "job.resumed" | "concurrency-group.created" | "concurrency-group.updated" | "concurrency-group.deleted" | "worker.drained" | "worker.resumed" | "execution.backfilled" | "execution.started" | "execution.succeeded" | "execution.failed";
+            action: "job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied" | "job.paused" | "job.resumed" | "concurrency-group.created" | "concurrency-group.updated" | "concurrency-group.deleted" | "worker.drained" | "worker.resumed" | "execution.backfilled" | "execution.started" | "execution.succeeded" | "execution.failed" | "team.created" | "team.deleted" | "team.grants_replaced" | "user.removed";
             /**
              * Format: uuid
              * @description The job, execution or token
@@ -3548,6 +3806,478 @@ export interface operations {
             };
         };
     };
+    SignInController_providers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProvidersResponse"];
+                };
+            };
+        };
+    };
+    SignInController_login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    SignInController_logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedOutResponse"];
+                };
+            };
+        };
+    };
+    TeamsController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamListResponse"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    TeamsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTeamDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Illegal transition, duplicate name, or a concurrent change (the message says which) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    TeamsController_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Illegal transition, duplicate name, or a concurrent change (the message says which) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    TeamsController_grants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantsResponse"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    TeamsController_replaceGrants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GrantsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantsResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    UsersController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserListResponse"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    UsersController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     AuditController_list: {
         parameters: {
             query?: {
@@ -3556,7 +4286,7 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page, with the same filters */
                 cursor?: string;
                 /** @description Only these actions: repeat the parameter or separate the actions by commas */
-                action?: ("job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied" | "job.paused" | "job.resumed" | "concurrency-group.created" | "concurrency-group.updated" | "concurrency-group.deleted" | "worker.drained" | "worker.resumed" | "execution.backfilled" | "execution.started" | "execution.succeeded" | "execution.failed")[];
+                action?: ("job.created" | "job.updated" | "job.deleted" | "execution.triggered" | "execution.cancelled" | "token.created" | "token.revoked" | "channel.created" | "channel.updated" | "channel.deleted" | "channel.tested" | "file.applied" | "job.paused" | "job.resumed" | "concurrency-group.created" | "concurrency-group.updated" | "concurrency-group.deleted" | "worker.drained" | "worker.resumed" | "execution.backfilled" | "execution.started" | "execution.succeeded" | "execution.failed" | "team.created" | "team.deleted" | "team.grants_replaced" | "user.removed")[];
                 /** @description Only changes by the token of this name (exact) */
                 actor?: string;
                 /** @description Only changes of this job, execution, token, channel, group or worker (its id, exact) */

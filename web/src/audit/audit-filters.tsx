@@ -29,6 +29,10 @@ const ACTIONS = Object.keys({
   'worker.drained': 0,
   'worker.resumed': 0,
   'file.applied': 0,
+  'team.created': 0,
+  'team.deleted': 0,
+  'team.grants_replaced': 0,
+  'user.removed': 0,
 } satisfies Record<AuditAction, 0>) as AuditAction[];
 
 /** The filters as the address holds them (from and to as instants), so a link shares them and Back restores them. */

@@ -1,10 +1,22 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
+import { api, ok } from '../api/client';
 import type { SignInProps } from './session';
+
+type Issuer = { name: string; loginUrl: string };
 
 export function SignIn({ submit, notice }: SignInProps) {
   const [token, setToken] = useState('');
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const [issuer, setIssuer] = useState<Issuer | null>(null);
+
+  useEffect(() => {
+    // without an answer, the token form is the way in, as it always is
+    ok(api.GET('/auth/providers')).then(
+      (providers) => setIssuer(providers.oidc),
+      () => setIssuer(null),
+    );
+  }, []);
 
   const onSubmit = async (event: Event) => {
     event.preventDefault();
@@ -16,11 +28,18 @@ export function SignIn({ submit, notice }: SignInProps) {
   return (
     <main class="sign-in">
       <h1>Orbit</h1>
-      <p>
-        Paste an API token: the first admin token Orbit printed at its first start, or one issued since. It is kept for
-        this tab only.
-      </p>
       {notice && <p role="status">{notice}</p>}
+      {issuer && (
+        <p>
+          <a class="button" href={issuer.loginUrl}>
+            Sign in with {issuer.name}
+          </a>
+        </p>
+      )}
+      <p>
+        {issuer ? 'Or paste' : 'Paste'} an API token: the first admin token Orbit printed at its first start, or one
+        issued since. It is kept for this tab only.
+      </p>
       <form onSubmit={(e) => void onSubmit(e)}>
         <label for="token">Token</label>
         <input

@@ -1,4 +1,4 @@
-import { currentToken, tokenRefused, watchToken, type OrbitEvent } from '../api/client';
+import { authHeaders, currentToken, tokenRefused, watchToken, type OrbitEvent } from '../api/client';
 import { SseParser } from './sse-parser';
 
 export interface StreamFollower {
@@ -16,10 +16,11 @@ const LAST_RETRY_MS = 15_000;
 
 /**
  * The tab's one connection to GET /events/stream, shared by every view. EventSource cannot send
- * the bearer header and the token never goes in a URL, so this follows the stream with fetch,
+ * the bearer header and the token never goes in a URL, so this follows the stream with fetch
+ * (which sends a signed-in person's session cookie by itself),
  * parses the frames itself, and after a drop reconnects with backoff, resuming after the last
  * id it saw (Last-Event-ID): what happened meanwhile arrives then, nothing twice. It runs while
- * a token is set and somebody follows; signing out or a 401 closes it.
+ * a credential is set and somebody follows; signing out or a 401 closes it.
  */
 class EventStream {
   private readonly followers = new Set<StreamFollower>();
@@ -83,11 +84,10 @@ class EventStream {
 
   /** One connection, read until it ends: whether it was refused, or opened before it dropped. */
   private async connect(signal: AbortSignal): Promise<'refused' | 'opened' | 'dropped'> {
-    const token = currentToken();
-    if (!token) return 'refused';
+    if (!currentToken()) return 'refused';
     const connection = new AbortController();
     const both = AbortSignal.any([signal, connection.signal]);
-    const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: 'text/event-stream' };
+    const headers: Record<string, string> = { ...authHeaders(), Accept: 'text/event-stream' };
     if (this.lastEventId !== undefined) headers['Last-Event-ID'] = this.lastEventId;
     let silence = setTimeout(() => connection.abort(), SILENCE_MS);
     try {

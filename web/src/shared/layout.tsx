@@ -49,7 +49,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
             <DisplaySettings utc={utc} />
             <div class="who">
               <span>
-                {session.me.name} ({session.me.role})
+                {session.me.name} ({session.me.role ?? 'no role'})
               </span>
               <button type="button" class="quiet" onClick={session.signOut}>
                 Sign out

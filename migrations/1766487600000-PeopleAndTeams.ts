@@ -1,0 +1,71 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * People who sign in (through an OIDC issuer), their sessions, the sign-ins under way, and the
+ * teams whose grants give people their roles. Everything that exists belongs to the team
+ * `default`, made here.
+ */
+export class PeopleAndTeams1766487600000 implements MigrationInterface {
+  name = 'PeopleAndTeams1766487600000';
+
+  async up(db: QueryRunner): Promise<void> {
+    await db.query(`
+      CREATE TABLE teams (
+        name text PRIMARY KEY CHECK (name ~ '^[a-z0-9][a-z0-9-]{0,62}$'),
+        created_at timestamptz NOT NULL
+      )`);
+    await db.query(`INSERT INTO teams (name, created_at) VALUES ('default', now())`);
+    await db.query(`
+      CREATE TABLE team_grants (
+        team text NOT NULL REFERENCES teams (name) ON DELETE CASCADE,
+        kind text NOT NULL CHECK (kind IN ('group', 'user')),
+        subject text NOT NULL CHECK (char_length(subject) BETWEEN 1 AND 200),
+        role text NOT NULL CHECK (role IN ('viewer', 'operator', 'admin')),
+        PRIMARY KEY (team, kind, subject)
+      )`);
+    await db.query(`CREATE INDEX team_grants_subject_idx ON team_grants (kind, subject)`);
+    await db.query(`
+      CREATE TABLE users (
+        id uuid PRIMARY KEY,
+        issuer text NOT NULL,
+        subject text NOT NULL,
+        name text NOT NULL,
+        email text,
+        username text,
+        groups text[] NOT NULL DEFAULT '{}',
+        created_at timestamptz NOT NULL,
+        last_sign_in_at timestamptz NOT NULL,
+        removed_at timestamptz,
+        UNIQUE (issuer, subject)
+      )`);
+    await db.query(`
+      CREATE TABLE sessions (
+        id uuid PRIMARY KEY,
+        secret_hash text NOT NULL UNIQUE CHECK (secret_hash ~ '^[0-9a-f]{64}$'),
+        user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        created_at timestamptz NOT NULL,
+        last_seen_at timestamptz NOT NULL,
+        expires_at timestamptz NOT NULL,
+        ended_at timestamptz,
+        id_token text
+      )`);
+    await db.query(`CREATE INDEX sessions_user_idx ON sessions (user_id) WHERE ended_at IS NULL`);
+    await db.query(`CREATE INDEX sessions_expires_idx ON sessions (expires_at)`);
+    await db.query(`
+      CREATE TABLE sign_in_attempts (
+        state text PRIMARY KEY,
+        nonce text NOT NULL,
+        code_verifier text NOT NULL,
+        created_at timestamptz NOT NULL
+      )`);
+    await db.query(`CREATE INDEX sign_in_attempts_created_idx ON sign_in_attempts (created_at)`);
+  }
+
+  async down(db: QueryRunner): Promise<void> {
+    await db.query(`DROP TABLE sign_in_attempts`);
+    await db.query(`DROP TABLE sessions`);
+    await db.query(`DROP TABLE users`);
+    await db.query(`DROP TABLE team_grants`);
+    await db.query(`DROP TABLE teams`);
+  }
+}

@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import { ConflictError } from '../../shared/domain/domain-errors.js';
+import { Database } from '../../shared/infrastructure/database.js';
+import { Team, TeamRepository } from '../application/team.repository.js';
+import { DEFAULT_TEAM, Grant } from '../domain/person.js';
+
+const GRANT = `team, kind, subject, role`;
+
+@Injectable()
+export class SqlTeamRepository extends TeamRepository {
+  constructor(private readonly db: Database) {
+    super();
+  }
+
+  list(): Promise<Team[]> {
+    return this.db.rows<Team>(`SELECT name, created_at AS "createdAt" FROM teams ORDER BY name`);
+  }
+
+  async exists(name: string): Promise<boolean> {
+    return (await this.db.rows(`SELECT 1 FROM teams WHERE name = $1`, [name])).length === 1;
+  }
+
+  async create(team: Team): Promise<boolean> {
+    const rows = await this.db.rows(
+      `INSERT INTO teams (name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING name`,
+      [team.name, team.createdAt],
+    );
+    return rows.length === 1;
+  }
+
+  async delete(name: string): Promise<boolean> {
+    if (name === DEFAULT_TEAM) {
+      throw new ConflictError(
+        `The team ${DEFAULT_TEAM} owns every job, channel and group made before teams: it cannot be deleted`,
+      );
+    }
+    return (await this.db.rows(`DELETE FROM teams WHERE name = $1 RETURNING name`, [name])).length === 1;
+  }
+
+  grants(team: string): Promise<Grant[]> {
+    return this.db.rows<Grant>(`SELECT ${GRANT} FROM team_grants WHERE team = $1 ORDER BY kind, subject`, [team]);
+  }
+
+  replaceGrants(team: string, grants: Grant[]): Promise<void> {
+    return this.db.run(async () => {
+      // the team's row is locked, so two replacements of one team's grants take turns
+      await this.db.rows(`SELECT 1 FROM teams WHERE name = $1 FOR UPDATE`, [team]);
+      await this.db.rows(`DELETE FROM team_grants WHERE team = $1`, [team]);
+      if (grants.length === 0) return;
+      await this.db.rows(
+        `INSERT INTO team_grants (team, kind, subject, role)
+         SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[])`,
+        [team, grants.map((g) => g.kind), grants.map((g) => g.subject), grants.map((g) => g.role)],
+      );
+    });
+  }
+
+  grantsFor(groups: string[], personKeys: string[]): Promise<Grant[]> {
+    return this.db.rows<Grant>(
+      `SELECT ${GRANT} FROM team_grants
+        WHERE (kind = 'group' AND subject = ANY($1::text[])) OR (kind = 'user' AND lower(subject) = ANY($2::text[]))`,
+      [groups, personKeys],
+    );
+  }
+}

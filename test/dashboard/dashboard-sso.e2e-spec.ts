@@ -1,0 +1,102 @@
+import type { Browser } from 'playwright-core';
+import request from 'supertest';
+import { startTestIssuer, TestIssuer } from '../support/oidc-issuer.js';
+import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
+import { freePort } from '../support/wait.js';
+import { accessibilityProblems, launchBrowser, openTab } from './browser.js';
+
+/** People sign in to the dashboard through the OIDC issuer, in Chromium, and sign out again. */
+describe('signing in to the dashboard through the issuer', () => {
+  let issuer: TestIssuer;
+  let t: TestApp;
+  let browser: Browser;
+  let orbit: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    orbit = `http://127.0.0.1:${port}`;
+    issuer = await startTestIssuer(
+      [orbit],
+      [
+        { login: 'ada', name: 'Ada Lovelace', email: 'ada@example.com', groups: ['orbit-admins'] },
+        { login: 'bob', name: 'Bob Payne', email: 'bob@example.com', groups: ['payments'] },
+      ],
+    );
+    t = await createTestApp({
+      asAdmin: false,
+      env: {
+        ORBIT_PUBLIC_URL: orbit,
+        ORBIT_OIDC_ISSUER: issuer.url,
+        ORBIT_OIDC_CLIENT_ID: issuer.clientId,
+        ORBIT_OIDC_CLIENT_SECRET: issuer.clientSecret,
+        ORBIT_OIDC_NAME: 'Test SSO',
+        ORBIT_OIDC_ADMIN_GROUPS: 'orbit-admins',
+      },
+    });
+    await t.app.listen(port, '127.0.0.1');
+    browser = await launchBrowser();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await issuer?.close();
+  });
+
+  it('signs in with the issuer, shows the person, keeps the session across a reload, and signs out at both ends', async () => {
+    const tab = await openTab(browser, orbit);
+    const page = tab.page;
+    try {
+      await page.goto('/ui/');
+      const link = page.getByRole('link', { name: 'Sign in with Test SSO' });
+      await link.waitFor();
+      expect(await page.getByLabel('Token').count()).toBe(1); // a token still works
+      expect(await accessibilityProblems(page)).toEqual([]);
+
+      await link.click();
+      await page.getByLabel('Login').fill('ada');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('link', { name: 'Overview' }).waitFor();
+      expect(page.url()).toBe(`${orbit}/ui/`);
+      await page.getByText('Ada Lovelace (admin)').waitFor();
+
+      await page.reload();
+      await page.getByText('Ada Lovelace (admin)').waitFor();
+
+      const cookies = await tab.context.cookies(orbit);
+      expect(cookies.find((c) => c.name === 'orbit_session')).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
+
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      // the issuer asks to confirm its own sign-out: Orbit's session is gone already
+      await page.waitForURL((url) => url.href.startsWith(`${issuer.url}/session/end`));
+      const me = await request(t.app.getHttpServer())
+        .get('/auth/me')
+        .set('Cookie', `orbit_session=${cookies.find((c) => c.name === 'orbit_session')!.value}`);
+      expect(me.status).toBe(401);
+      expect(tab.trouble).toEqual({ errors: [], dialogs: [] });
+    } finally {
+      await tab.context.close();
+    }
+  });
+
+  it('a person with no role yet is told so, on every page', async () => {
+    const tab = await openTab(browser, orbit);
+    const page = tab.page;
+    try {
+      await page.goto('/ui/');
+      await page.getByRole('link', { name: 'Sign in with Test SSO' }).click();
+      await page.getByLabel('Login').fill('bob');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByText('Bob Payne (no role)').waitFor();
+      const granted = await request(t.app.getHttpServer())
+        .put('/teams/default/grants')
+        .set('Authorization', `Bearer ${TEST_ADMIN_TOKEN}`)
+        .send({ grants: [{ kind: 'group', subject: 'payments', role: 'viewer' }] });
+      expect(granted.status).toBe(200);
+      await page.reload();
+      await page.getByText('Bob Payne (viewer)').waitFor();
+    } finally {
+      await tab.context.close();
+    }
+  });
+});
