@@ -1,9 +1,9 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * People who sign in (through an OIDC issuer), their sessions, the sign-ins under way, and the
- * teams whose grants give people their roles. Everything that exists belongs to the team
- * `default`, made here.
+ * People who sign in (through an OIDC issuer), their sessions, the sign-ins under way, the teams
+ * whose grants give people their roles, and personal tokens. Everything that exists belongs to
+ * the team `default`, made here; the tokens that exist stay organisation-wide.
  */
 export class PeopleAndTeams1766487600000 implements MigrationInterface {
   name = 'PeopleAndTeams1766487600000';
@@ -59,9 +59,19 @@ export class PeopleAndTeams1766487600000 implements MigrationInterface {
         created_at timestamptz NOT NULL
       )`);
     await db.query(`CREATE INDEX sign_in_attempts_created_idx ON sign_in_attempts (created_at)`);
+    // a team token is bound to one team; a personal token also to its person, and always expires
+    await db.query(`
+      ALTER TABLE api_tokens
+        ADD COLUMN user_id uuid REFERENCES users (id) ON DELETE CASCADE,
+        ADD COLUMN team text REFERENCES teams (name) ON DELETE CASCADE,
+        ADD COLUMN expires_at timestamptz,
+        ADD CONSTRAINT api_tokens_personal_check CHECK (user_id IS NULL OR (team IS NOT NULL AND expires_at IS NOT NULL))`);
+    await db.query(`CREATE INDEX api_tokens_user_idx ON api_tokens (user_id) WHERE user_id IS NOT NULL`);
   }
 
   async down(db: QueryRunner): Promise<void> {
+    await db.query(`DELETE FROM api_tokens WHERE user_id IS NOT NULL`);
+    await db.query(`ALTER TABLE api_tokens DROP COLUMN user_id, DROP COLUMN team, DROP COLUMN expires_at`);
     await db.query(`DROP TABLE sign_in_attempts`);
     await db.query(`DROP TABLE sessions`);
     await db.query(`DROP TABLE users`);

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { TokenRepository } from './auth/application/token.repository.js';
-import { TokensService } from './auth/application/tokens.service.js';
+import { DATABASE_OWNER, TokensService } from './auth/application/tokens.service.js';
 import { SqlTokenRepository } from './auth/infrastructure/sql-token.repository.js';
 import { forgetSecretSettings, loadConfig, OrbitConfig } from './config/orbit-config.js';
 import { DatabaseModule } from './postgres/database.module.js';
@@ -81,11 +81,11 @@ async function run(tokens: TokensService, verb: string, values: { name?: string;
     console.log(`Created token '${token.name}' (${token.role}), id ${token.id}. The secret, shown once:`);
     console.log(secret);
   } else if (verb === 'list') {
-    const page = await tokens.list({ limit: 100 });
+    const page = await tokens.list(DATABASE_OWNER, { limit: 100 });
     if (page.items.length === 0) console.error('No live tokens');
     for (const t of page.items) console.log(`${t.id}  ${t.role.padEnd(8)}  ${t.createdAt.toISOString()}  ${t.name}`);
   } else {
-    await tokens.revoke(id!);
+    await tokens.revoke(DATABASE_OWNER, id!);
     console.log(`Revoked token ${id}`);
   }
 }

@@ -720,12 +720,14 @@ describe('authentication and roles', () => {
       const res = await send(t, 'post', '/tokens', bearer(TEST_ADMIN_TOKEN), { name: 'ci', role: 'operator' });
 
       expect(res.status).toBe(201);
-      expect(Object.keys(res.body).sort()).toEqual(['createdAt', 'id', 'name', 'role', 'token']);
       expect(res.body).toEqual({
         id: expect.stringMatching(/^[0-9a-f-]{36}$/),
         name: 'ci',
         role: 'operator',
         createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        team: null,
+        userId: null,
+        expiresAt: null,
         token: expect.any(String),
       });
       const random = (res.body.token as string).replace(/^[a-z]+_/, '');
@@ -748,9 +750,12 @@ describe('authentication and roles', () => {
         name: issued.name,
         role: 'viewer',
         createdAt: issued.createdAt,
+        team: null,
+        userId: null,
+        expiresAt: null,
       });
       for (const item of (res.body as Schema<'TokenPageResponse'>).items) {
-        expect(Object.keys(item).sort()).toEqual(['createdAt', 'id', 'name', 'role']);
+        expect(Object.keys(item).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'name', 'role', 'team', 'userId']);
       }
       for (const secret of [...Object.values(secrets), issued.token]) expect(res.text).not.toContain(secret);
       const times = (res.body as Schema<'TokenPageResponse'>).items.map((i) => Date.parse(i.createdAt));

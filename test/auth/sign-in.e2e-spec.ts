@@ -259,6 +259,119 @@ describe('sign-in through an OIDC issuer', () => {
     );
   });
 
+  describe('personal tokens', () => {
+    const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
+    const grant = (role: string) =>
+      http()
+        .put('/teams/default/grants')
+        .set('Authorization', ADMIN)
+        .send({ grants: role ? [{ kind: 'group', subject: 'payments', role }] : [] })
+        .expect(200);
+
+    afterEach(() => grant(''));
+
+    it('a person issues a token bound to themselves, with at most their role, and an expiry', async () => {
+      await grant('operator');
+      const session = await signIn('bob');
+      const issued = await http()
+        .post('/tokens')
+        .set(asPerson(session))
+        .send({ name: 'bob-laptop', role: 'operator', expiresAt: inDays(30) });
+      expect(issued.status).toBe(201);
+      expect(issued.body).toMatchObject({
+        name: 'bob-laptop',
+        role: 'operator',
+        team: 'default',
+        userId: expect.any(String),
+      });
+
+      const me = await http().get('/auth/me').set('Authorization', `Bearer ${issued.body.token}`);
+      expect(me.body).toMatchObject({
+        kind: 'user',
+        tokenId: issued.body.id,
+        name: 'Bob Payne',
+        role: 'operator',
+        teams: [{ name: 'default', role: 'operator' }],
+      });
+      const job = await http().post('/jobs').set('Authorization', ADMIN).send(jobBody()).expect(201);
+      const run = await http()
+        .post(`/jobs/${job.body.id}/executions`)
+        .set('Authorization', `Bearer ${issued.body.token}`);
+      expect(run.status).toBe(201);
+      const audit = await http().get('/audit?action=execution.triggered').set('Authorization', ADMIN);
+      expect(audit.body.items[0]).toMatchObject({ actor: 'Bob Payne <bob@example.com>', targetId: run.body.id });
+
+      // a person sees and revokes their own tokens only
+      const mine = await http().get('/tokens').set(asPerson(session));
+      expect(mine.body.items.map((t: { id: string }) => t.id)).toEqual([issued.body.id]);
+      const adminsToken = await http().post('/tokens').set('Authorization', ADMIN).send({ name: 'ci', role: 'viewer' });
+      expect((await http().delete(`/tokens/${adminsToken.body.id}`).set(asPerson(session))).status).toBe(404);
+      expect((await http().delete(`/tokens/${issued.body.id}`).set(asPerson(session))).status).toBe(204);
+      expect((await http().get('/auth/me').set('Authorization', `Bearer ${issued.body.token}`)).status).toBe(401);
+    });
+
+    it('refuses more than their own role, no expiry, an expiry too far, and a team they are not in', async () => {
+      await grant('viewer');
+      const session = await signIn('bob');
+      const send = (body: object) => http().post('/tokens').set(asPerson(session)).send(body);
+      const above = await send({ name: 'x', role: 'operator', expiresAt: inDays(1) });
+      expect({ status: above.status, message: above.body.message }).toEqual({
+        status: 403,
+        message: 'A personal token has at most your own role in default: viewer',
+      });
+      expect((await send({ name: 'x', role: 'viewer' })).body).toMatchObject({ statusCode: 400, field: 'expiresAt' });
+      expect((await send({ name: 'x', role: 'viewer', expiresAt: inDays(400) })).body.message).toBe(
+        'expiresAt must be in the future and at most 366 days ahead',
+      );
+      await http().post('/teams').set('Authorization', ADMIN).send({ name: 'secret-team' }).expect(201);
+      const foreign = await send({ name: 'x', role: 'viewer', team: 'secret-team', expiresAt: inDays(1) });
+      expect({ status: foreign.status, message: foreign.body.message }).toEqual({
+        status: 404,
+        message: 'Team secret-team not found',
+      });
+    });
+
+    it("an admin's team token holds in its team only", async () => {
+      await http().post('/teams').set('Authorization', ADMIN).send({ name: 'payments' }).expect(201);
+      const send = (body: object) => http().post('/tokens').set('Authorization', ADMIN).send(body).expect(201);
+      const payments = await send({ name: 'payments-ci', role: 'operator', team: 'payments' });
+      const inDefault = await send({ name: 'default-ci', role: 'viewer', team: 'default', expiresAt: inDays(1) });
+      const as = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+      expect((await http().get('/auth/me').set(as(payments.body.token))).body).toMatchObject({
+        kind: 'token',
+        role: null,
+        admin: false,
+        teams: [{ name: 'payments', role: 'operator' }],
+      });
+      expect((await http().get('/jobs').set(as(payments.body.token))).status).toBe(403);
+      expect((await http().get('/jobs').set(as(inDefault.body.token))).status).toBe(200);
+      clock.advance(2 * 86_400_000);
+      expect((await http().get('/jobs').set(as(inDefault.body.token))).status).toBe(401);
+    });
+
+    it('stops working when the person loses the grant, or is removed, and follows a lowered role', async () => {
+      await grant('operator');
+      const session = await signIn('bob');
+      const issued = await http()
+        .post('/tokens')
+        .set(asPerson(session))
+        .send({ name: 'bob-ci', role: 'operator', expiresAt: inDays(7) })
+        .expect(201);
+      const asToken = () => http().get('/auth/me').set('Authorization', `Bearer ${issued.body.token}`);
+      await grant('viewer');
+      expect((await asToken()).body).toMatchObject({ role: 'viewer' });
+      await grant('');
+      expect((await asToken()).status).toBe(401);
+      await grant('operator');
+      expect((await asToken()).status).toBe(200);
+      const me = await asToken();
+      await http().delete(`/users/${me.body.userId}`).set('Authorization', ADMIN).expect(204);
+      expect((await asToken()).status).toBe(401);
+      await t.db.sql(`UPDATE users SET removed_at = NULL WHERE id = $1`, [me.body.userId]);
+    });
+  });
+
   describe('every refusal of the callback: a clear page, and no session', () => {
     async function expectRefused(answer: Callback, reason: string | RegExp, sessionsBefore: number) {
       expect({ status: answer.status, session: answer.session }).toEqual({ status: 400, session: undefined });

@@ -90,6 +90,7 @@ export async function startTestIssuer(redirectBases: string[], people: TestPerso
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     features: { devInteractions: { enabled: false }, rpInitiatedLogout: { enabled: true } },
     cookies: { keys: ['orbit-test-issuer-cookie-key'] },
+    ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Interaction: 600, Session: 3600, Grant: 3600 },
   };
   // its one warning says its in-memory storage is for development: what a test run wants
   const warn = console.warn;

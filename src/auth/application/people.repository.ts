@@ -38,6 +38,7 @@ export abstract class PeopleRepository {
   /** Ends it; true when it was live. */
   abstract endSession(id: string, now: Date): Promise<boolean>;
 
+  abstract findUser(id: string): Promise<User | null>;
   abstract listUsers(): Promise<User[]>;
   /** Marks the user removed and ends their sessions; false when there is no such user. */
   abstract removeUser(id: string, now: Date): Promise<boolean>;

@@ -5,7 +5,13 @@ import { PeopleService } from '../application/people.service.js';
 import { TokensService } from '../application/tokens.service.js';
 import type { Principal } from '../../shared/domain/principal.js';
 import { Role, roleIncludes } from '../../shared/domain/role.js';
-import { AuthenticatedRequest, MIN_ROLE, PUBLIC, SIGNED_IN } from '../../shared/http/access.decorators.js';
+import {
+  AuthenticatedRequest,
+  MIN_ROLE,
+  PEOPLE_BY_ROUTE,
+  PUBLIC,
+  SIGNED_IN,
+} from '../../shared/http/access.decorators.js';
 import { bearerOf } from './bearer.js';
 import { isTrustedProxy } from './client-address.js';
 import { RequestLimits } from './request-limits.js';
@@ -46,6 +52,7 @@ export class AuthGuard implements CanActivate {
     if (principal.via !== 'bearer' && !SAFE_METHODS.has(request.method)) this.sameOrigin(request);
     request.principal = principal;
     if (this.reflector.getAllAndOverride<boolean>(SIGNED_IN, targets)) return true;
+    if (principal.kind === 'user' && this.reflector.getAllAndOverride<boolean>(PEOPLE_BY_ROUTE, targets)) return true;
     const needed =
       this.reflector.getAllAndOverride<Role>(MIN_ROLE, targets) ?? (request.method === 'GET' ? 'viewer' : 'admin');
     if (!roleIncludes(principal.role, needed)) throw new ForbiddenException(refusal(principal, needed));

@@ -8,16 +8,16 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Principal } from '../../shared/domain/principal.js';
-import { Caller, SignedIn } from '../../shared/http/access.decorators.js';
+import { Caller, PeopleCheckedByRoute } from '../../shared/http/access.decorators.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { Audited } from '../../shared/http/audited.decorator.js';
 import { TeamsService } from '../application/teams.service.js';
 import { CreateTeamDto, GrantDto, GrantsDto, GrantsResponse, TeamListResponse, TeamResponse } from './dto/team.dto.js';
 
-/** Each route checks the team itself: a person with no organisation-wide role may administer their team. */
+/** Each route checks the team itself for a person: one with no role in `default` may administer their team. */
 @ApiTags('teams')
 @ApiBearerAuth()
-@SignedIn()
+@PeopleCheckedByRoute()
 @Controller('teams')
 export class TeamsController {
   constructor(private readonly teams: TeamsService) {}

@@ -98,6 +98,10 @@ export class SqlPeopleRepository extends PeopleRepository {
     return rows.length === 1;
   }
 
+  async findUser(id: string): Promise<User | null> {
+    return (await this.db.rows<User>(`SELECT ${USER} FROM users u WHERE u.id = $1`, [id]))[0] ?? null;
+  }
+
   listUsers(): Promise<User[]> {
     return this.db.rows<User>(`SELECT ${USER} FROM users u ORDER BY u.name, u.id`);
   }

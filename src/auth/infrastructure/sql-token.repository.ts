@@ -31,21 +31,23 @@ export class SqlTokenRepository extends TokenRepository {
     return rows[0] ? toDomain(rows[0]) : null;
   }
 
-  async list(page: PageRequest): Promise<Page<ApiToken>> {
+  async list(page: PageRequest, userId?: string): Promise<Page<ApiToken>> {
     const after = page.cursor;
     const rows = await this.query<ApiTokenProps>(
       `SELECT ${SELECTED} FROM api_tokens WHERE revoked_at IS NULL
          AND ($1::timestamptz IS NULL OR (created_at, id) < ($1, $2::uuid))
+         AND ($4::uuid IS NULL OR user_id = $4)
        ORDER BY created_at DESC, id DESC LIMIT $3`,
-      [after?.createdAt ?? null, after?.id ?? null, page.limit + 1],
+      [after?.createdAt ?? null, after?.id ?? null, page.limit + 1, userId ?? null],
     );
     return toPage(rows.map(toDomain), page.limit);
   }
 
-  async revoke(id: string, now: Date): Promise<boolean> {
+  async revoke(id: string, now: Date, userId?: string): Promise<boolean> {
     const rows = await this.query(
-      `UPDATE api_tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id`,
-      [id, now],
+      `UPDATE api_tokens SET revoked_at = $2
+        WHERE id = $1 AND revoked_at IS NULL AND ($3::uuid IS NULL OR user_id = $3) RETURNING id`,
+      [id, now, userId ?? null],
     );
     return rows.length === 1;
   }

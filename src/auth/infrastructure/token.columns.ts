@@ -9,4 +9,7 @@ export const TOKEN_COLUMNS = new TableColumns<ApiTokenProps>('api_tokens', {
   tokenHash: { type: 'text' },
   createdAt: { type: 'timestamptz' },
   revokedAt: { type: 'timestamptz' },
+  userId: { type: 'uuid' },
+  team: { type: 'text' },
+  expiresAt: { type: 'timestamptz' },
 });

@@ -11,3 +11,8 @@ export function roleIncludes(held: Role | null, needed: Role): boolean {
 export function strongerRole(a: Role, b: Role): Role {
   return ROLES.indexOf(a) >= ROLES.indexOf(b) ? a : b;
 }
+
+/** The weaker of two roles. */
+export function weakerRole(a: Role, b: Role): Role {
+  return ROLES.indexOf(a) <= ROLES.indexOf(b) ? a : b;
+}

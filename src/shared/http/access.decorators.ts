@@ -10,6 +10,7 @@ export const MIN_ROLE = 'orbit:min-role';
 export const PUBLIC = 'orbit:public';
 export const UNLIMITED = 'orbit:unlimited';
 export const SIGNED_IN = 'orbit:signed-in';
+export const PEOPLE_BY_ROUTE = 'orbit:people-by-route';
 
 /** The least role an endpoint needs. Without it: GET needs `viewer`, anything else `admin`. */
 export const MinRole = (role: Role) => SetMetadata(MIN_ROLE, role);
@@ -17,11 +18,14 @@ export const MinRole = (role: Role) => SetMetadata(MIN_ROLE, role);
 /** Reachable without a token (health checks). */
 export const Public = () => SetMetadata(PUBLIC, true);
 
-/**
- * Any caller, even a person with no role yet (who may still ask who they are, sign out, and
- * manage the teams they administer: the route checks the team itself).
- */
+/** Any caller, whatever its role or lack of one (who may still ask who they are). */
 export const SignedIn = () => SetMetadata(SIGNED_IN, true);
+
+/**
+ * A person passes once signed in, whatever their role: the route checks what they may do in
+ * each team (their own tokens, the teams they administer). A token still needs the route's role.
+ */
+export const PeopleCheckedByRoute = () => SetMetadata(PEOPLE_BY_ROUTE, true);
 
 /** Never rate-limited: health checks, which a load balancer or an orchestrator polls from one address. */
 export const Unlimited = () => SetMetadata(UNLIMITED, true);

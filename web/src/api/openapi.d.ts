@@ -139,12 +139,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List live tokens, newest first, without secrets (admin) */
+        /** List live tokens, newest first, without secrets (admin; a person: their own) */
         get: operations["TokensController_list"];
         put?: never;
         /**
-         * Issue a token (admin)
-         * @description The secret is in this answer only; Orbit keeps a hash.
+         * Issue a token: an admin's organisation-wide or team token, or a person's own
+         * @description The secret is in this answer only; Orbit keeps a hash. A signed-in person gets a personal token: bound to them and one of their teams, with at most their role there, and an expiry.
          */
         post: operations["TokensController_create"];
         delete?: never;
@@ -163,7 +163,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke a token at once, on every node (admin) */
+        /** Revoke a token at once, on every node (admin; a person: their own) */
         delete: operations["TokensController_revoke"];
         options?: never;
         head?: never;
@@ -1146,6 +1146,16 @@ export interface components {
              * @enum {string}
              */
             role: "viewer" | "operator" | "admin";
+            /**
+             * @description The team the token is for. A person's token: one of their teams (their only one by default), with at most their role there. An admin may make a team token (unset: organisation-wide).
+             * @example payments
+             */
+            team?: string;
+            /**
+             * @description When it stops working: required for a person's token (at most 366 days ahead)
+             * @example 2027-03-01T00:00:00Z
+             */
+            expiresAt?: string;
         };
         CreatedTokenResponse: {
             /**
@@ -1162,6 +1172,18 @@ export interface components {
             role: "viewer" | "operator" | "admin";
             /** @example 2026-11-30T10:00:00.000Z */
             createdAt: string;
+            /**
+             * @description null: organisation-wide
+             * @example payments
+             */
+            team: string | null;
+            /**
+             * Format: uuid
+             * @description A personal token's person
+             */
+            userId: string | null;
+            /** @example 2027-03-01T00:00:00.000Z */
+            expiresAt: string | null;
             /**
              * @description The secret: shown in this answer only
              * @example orbit_q3Vd0yX2…
@@ -1183,6 +1205,18 @@ export interface components {
             role: "viewer" | "operator" | "admin";
             /** @example 2026-11-30T10:00:00.000Z */
             createdAt: string;
+            /**
+             * @description null: organisation-wide
+             * @example payments
+             */
+            team: string | null;
+            /**
+             * Format: uuid
+             * @description A personal token's person
+             */
+            userId: string | null;
+            /** @example 2027-03-01T00:00:00.000Z */
+            expiresAt: string | null;
         };
         TokenPageResponse: {
             items: components["schemas"]["TokenResponse"][];
@@ -3677,6 +3711,15 @@ export interface operations {
             };
             /** @description The token's role does not include the one this endpoint needs */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
