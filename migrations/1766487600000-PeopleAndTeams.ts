@@ -56,9 +56,19 @@ export class PeopleAndTeams1766487600000 implements MigrationInterface {
         state text PRIMARY KEY,
         nonce text NOT NULL,
         code_verifier text NOT NULL,
-        created_at timestamptz NOT NULL
+        created_at timestamptz NOT NULL,
+        cli_port integer CHECK (cli_port BETWEEN 1 AND 65535),
+        cli_challenge text CHECK ((cli_port IS NULL) = (cli_challenge IS NULL))
       )`);
     await db.query(`CREATE INDEX sign_in_attempts_created_idx ON sign_in_attempts (created_at)`);
+    // a sign-in for the command line: a one-time code the CLI redeems, with its verifier, for a token
+    await db.query(`
+      CREATE TABLE cli_sign_ins (
+        code_hash text PRIMARY KEY CHECK (code_hash ~ '^[0-9a-f]{64}$'),
+        user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        challenge text NOT NULL,
+        created_at timestamptz NOT NULL
+      )`);
     // a team token is bound to one team; a personal token also to its person, and always expires
     await db.query(`
       ALTER TABLE api_tokens
@@ -72,6 +82,7 @@ export class PeopleAndTeams1766487600000 implements MigrationInterface {
   async down(db: QueryRunner): Promise<void> {
     await db.query(`DELETE FROM api_tokens WHERE user_id IS NOT NULL`);
     await db.query(`ALTER TABLE api_tokens DROP COLUMN user_id, DROP COLUMN team, DROP COLUMN expires_at`);
+    await db.query(`DROP TABLE cli_sign_ins`);
     await db.query(`DROP TABLE sign_in_attempts`);
     await db.query(`DROP TABLE sessions`);
     await db.query(`DROP TABLE users`);

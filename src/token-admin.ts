@@ -3,7 +3,11 @@ import { parseArgs } from 'node:util';
 import { DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { TokenRepository } from './auth/application/token.repository.js';
+import { PeopleRepository } from './auth/application/people.repository.js';
+import { TeamRepository } from './auth/application/team.repository.js';
 import { DATABASE_OWNER, TokensService } from './auth/application/tokens.service.js';
+import { SqlPeopleRepository } from './auth/infrastructure/sql-people.repository.js';
+import { SqlTeamRepository } from './auth/infrastructure/sql-team.repository.js';
 import { SqlTokenRepository } from './auth/infrastructure/sql-token.repository.js';
 import { forgetSecretSettings, loadConfig, OrbitConfig } from './config/orbit-config.js';
 import { DatabaseModule } from './postgres/database.module.js';
@@ -26,7 +30,12 @@ class TokenAdminModule {
     return {
       module: TokenAdminModule,
       imports: [DatabaseModule.forRoot(config, databaseUrl)],
-      providers: [TokensService, { provide: TokenRepository, useClass: SqlTokenRepository }],
+      providers: [
+        TokensService,
+        { provide: TokenRepository, useClass: SqlTokenRepository },
+        { provide: PeopleRepository, useClass: SqlPeopleRepository },
+        { provide: TeamRepository, useClass: SqlTeamRepository },
+      ],
     };
   }
 }

@@ -4,6 +4,8 @@ export interface SignInAttempt {
   nonce: string;
   codeVerifier: string;
   createdAt: Date;
+  /** A sign-in for the command line: the loopback port it listens on, and its PKCE challenge. */
+  cli: { port: number; challenge: string } | null;
 }
 
 /** The person the issuer vouched for, with the claims of the ID token and of the userinfo answer. */

@@ -38,6 +38,10 @@ export abstract class PeopleRepository {
   /** Ends it; true when it was live. */
   abstract endSession(id: string, now: Date): Promise<boolean>;
 
+  /** Keeps a command line's one-time code (its hash), for its user and its PKCE challenge. */
+  abstract saveCliCode(codeHash: string, userId: string, challenge: string, now: Date): Promise<void>;
+  /** The code's user and challenge, taken once; older ones are dropped. */
+  abstract takeCliCode(codeHash: string, notBefore: Date): Promise<{ userId: string; challenge: string } | null>;
   abstract findUser(id: string): Promise<User | null>;
   abstract listUsers(): Promise<User[]>;
   /** Marks the user removed and ends their sessions; false when there is no such user. */

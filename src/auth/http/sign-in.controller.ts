@@ -1,10 +1,20 @@
-import { Controller, ForbiddenException, Get, HttpCode, Logger, Post, Req, Res } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, ForbiddenException, Get, HttpCode, Logger, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  ApiCreatedResponse,
+  ApiExcludeEndpoint,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProperty,
+  ApiTags,
+} from '@nestjs/swagger';
+import { IsOptional, IsString } from 'class-validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import { Public } from '../../shared/http/access.decorators.js';
 import { SignInRefused } from '../application/oidc-issuer.js';
-import { PeopleService, SIGN_IN_ATTEMPT_MS } from '../application/people.service.js';
+import { CLI_TOKEN_DAYS, PeopleService, SIGN_IN_ATTEMPT_MS } from '../application/people.service.js';
+import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
+import { CreatedTokenResponse, TokenResponse } from './dto/token.dto.js';
 import { cookieOf, SESSION_COOKIE, setCookie, SIGN_IN_COOKIE } from './session-cookie.js';
 import { refusedPage } from './sign-in-page.js';
 
@@ -29,6 +39,33 @@ class SignedOutResponse {
     description: 'Where to send the browser to end the session at the issuer too (null: it has no such page)',
   })
   redirectTo!: string | null;
+}
+
+class LoginQuery {
+  @ApiProperty({ required: false, example: '53127', description: "The command line's loopback port" })
+  @IsOptional()
+  @IsString()
+  cli_port?: string;
+  @ApiProperty({ required: false, description: "The command line's PKCE challenge (S256)" })
+  @IsOptional()
+  @IsString()
+  cli_challenge?: string;
+}
+
+class CliTokenDto {
+  @ApiProperty({ description: 'The one-time code the browser brought to the command line' })
+  @IsString()
+  code!: string;
+  @ApiProperty({ description: 'The PKCE verifier of the challenge the command line started with' })
+  @IsString()
+  verifier!: string;
+  @ApiProperty({ example: 'orbit CLI on laptop', description: "The token's name" })
+  @IsString()
+  name!: string;
+  @ApiProperty({ required: false, example: 'payments', description: 'The team, when the person is in several' })
+  @IsOptional()
+  @IsString()
+  team?: string;
 }
 
 const CALLBACK_PATH = '/auth/callback';
@@ -58,10 +95,14 @@ export class SignInController {
 
   @Public()
   @Get('login')
-  @ApiOperation({ summary: "Start a sign-in: 302 to the issuer's sign-in page (404 when no issuer is set up)" })
-  async login(@Res() reply: FastifyReply): Promise<void> {
+  @ApiOperation({
+    summary: "Start a sign-in: 302 to the issuer's sign-in page (404 when no issuer is set up)",
+    description:
+      '`orbit login --sso` adds its loopback port and a PKCE challenge: the browser then comes back to it with a one-time code, not with a session.',
+  })
+  async login(@Query() query: LoginQuery, @Res() reply: FastifyReply): Promise<void> {
     try {
-      const { url, state } = await this.people.begin();
+      const { url, state } = await this.people.begin({ port: query.cli_port, challenge: query.cli_challenge });
       const cookie = setCookie(SIGN_IN_COOKIE, state, this.config.publicUrl, SIGN_IN_ATTEMPT_MS / 1000, CALLBACK_PATH);
       await reply.header('set-cookie', cookie).header('cache-control', 'no-store').redirect(url, 302);
     } catch (error) {
@@ -80,6 +121,10 @@ export class SignInController {
         new URL(`${this.config.publicUrl}${request.url}`),
         cookieOf(request, SIGN_IN_COOKIE),
       );
+      if ('redirectTo' in session) {
+        await reply.header('cache-control', 'no-store').redirect(session.redirectTo, 302);
+        return;
+      }
       const cookie = setCookie(SESSION_COOKIE, session.secret, this.config.publicUrl, session.maxAgeSeconds);
       await reply
         .header('set-cookie', cookie)
@@ -89,6 +134,19 @@ export class SignInController {
       if (!(error instanceof SignInRefused)) throw error;
       await this.refused(reply, error);
     }
+  }
+
+  @Public()
+  @Post('cli-token')
+  @ApiOperation({
+    summary: "Redeem the command line's one-time sign-in code for a personal token (orbit login --sso)",
+    description: `The token is the person's, for their only team (or \`team\`), with their role there, for ${CLI_TOKEN_DAYS} days.`,
+  })
+  @ApiCreatedResponse({ type: CreatedTokenResponse })
+  @ApiErrors(400, 404)
+  async cliToken(@Body() body: CliTokenDto): Promise<CreatedTokenResponse> {
+    const { token, secret } = await this.people.redeemCliCode(body.code, body.verifier, body.name, body.team);
+    return { ...TokenResponse.from(token), token: secret };
   }
 
   @Public()

@@ -18,17 +18,47 @@ export class SqlPeopleRepository extends PeopleRepository {
 
   async saveAttempt(attempt: SignInAttempt): Promise<void> {
     await this.db.rows(
-      `INSERT INTO sign_in_attempts (state, nonce, code_verifier, created_at) VALUES ($1, $2, $3, $4)`,
-      [attempt.state, attempt.nonce, attempt.codeVerifier, attempt.createdAt],
+      `INSERT INTO sign_in_attempts (state, nonce, code_verifier, created_at, cli_port, cli_challenge)
+       VALUES ($1, $2, $3, $4, $5, $6)`,
+      [
+        attempt.state,
+        attempt.nonce,
+        attempt.codeVerifier,
+        attempt.createdAt,
+        attempt.cli?.port ?? null,
+        attempt.cli?.challenge ?? null,
+      ],
     );
   }
 
   async takeAttempt(state: string, notBefore: Date): Promise<SignInAttempt | null> {
     await this.db.rows(`DELETE FROM sign_in_attempts WHERE created_at < $1`, [notBefore]);
-    const rows = await this.db.rows<SignInAttempt>(
+    const rows = await this.db.rows<Omit<SignInAttempt, 'cli'> & { cliPort: number | null; cliChallenge: string }>(
       `DELETE FROM sign_in_attempts WHERE state = $1
-       RETURNING state, nonce, code_verifier AS "codeVerifier", created_at AS "createdAt"`,
+       RETURNING state, nonce, code_verifier AS "codeVerifier", created_at AS "createdAt",
+                 cli_port AS "cliPort", cli_challenge AS "cliChallenge"`,
       [state],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    const { cliPort, cliChallenge, ...attempt } = row;
+    return { ...attempt, cli: cliPort === null ? null : { port: cliPort, challenge: cliChallenge } };
+  }
+
+  async saveCliCode(codeHash: string, userId: string, challenge: string, now: Date): Promise<void> {
+    await this.db.rows(`INSERT INTO cli_sign_ins (code_hash, user_id, challenge, created_at) VALUES ($1, $2, $3, $4)`, [
+      codeHash,
+      userId,
+      challenge,
+      now,
+    ]);
+  }
+
+  async takeCliCode(codeHash: string, notBefore: Date): Promise<{ userId: string; challenge: string } | null> {
+    await this.db.rows(`DELETE FROM cli_sign_ins WHERE created_at < $1`, [notBefore]);
+    const rows = await this.db.rows<{ userId: string; challenge: string }>(
+      `DELETE FROM cli_sign_ins WHERE code_hash = $1 RETURNING user_id AS "userId", challenge`,
+      [codeHash],
     );
     return rows[0] ?? null;
   }

@@ -167,6 +167,20 @@ export function adminCases(h: Harness): void {
       expect(() => statSync(join(h.home, 'other/orbit/config.json'))).toThrow();
     });
 
+    it('login --sso against an Orbit without a sign-in issuer says to use a token, and stores nothing', async () => {
+      const config = join(h.home, 'sso-config');
+      const login = await h.cli(['login', '--sso', '--no-browser', '--team', 'default'], {
+        XDG_CONFIG_HOME: config,
+        ORBIT_TOKEN: '',
+      });
+      expect(login).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `orbit: ${h.orbit.url} has no sign-in issuer set up: use \`orbit login --token <token>\` instead\n`,
+      });
+      expect(() => statSync(join(config, 'orbit/config.json'))).toThrow();
+    });
+
     it('login reads the token from stdin, so that it stays out of the shell’s history', async () => {
       const config = join(h.home, 'piped-config');
       const login = await h.cli(

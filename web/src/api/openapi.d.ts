@@ -211,10 +211,33 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Start a sign-in: 302 to the issuer's sign-in page (404 when no issuer is set up) */
+        /**
+         * Start a sign-in: 302 to the issuer's sign-in page (404 when no issuer is set up)
+         * @description `orbit login --sso` adds its loopback port and a PKCE challenge: the browser then comes back to it with a one-time code, not with a session.
+         */
         get: operations["SignInController_login"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/cli-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeem the command line's one-time sign-in code for a personal token (orbit login --sso)
+         * @description The token is the person's, for their only team (or `team`), with their role there, for 30 days.
+         */
+        post: operations["SignInController_cliToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1283,6 +1306,22 @@ export interface components {
              * @example true
              */
             token: boolean;
+        };
+        CliTokenDto: {
+            /** @description The one-time code the browser brought to the command line */
+            code: string;
+            /** @description The PKCE verifier of the challenge the command line started with */
+            verifier: string;
+            /**
+             * @description The token's name
+             * @example orbit CLI on laptop
+             */
+            name: string;
+            /**
+             * @description The team, when the person is in several
+             * @example payments
+             */
+            team?: string;
         };
         SignedOutResponse: {
             /** @description Where to send the browser to end the session at the issuer too (null: it has no such page) */
@@ -3870,7 +3909,12 @@ export interface operations {
     };
     SignInController_login: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The command line's loopback port */
+                cli_port?: string;
+                /** @description The command line's PKCE challenge (S256) */
+                cli_challenge?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3882,6 +3926,74 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    SignInController_cliToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CliTokenDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedTokenResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
