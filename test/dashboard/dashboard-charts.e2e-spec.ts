@@ -169,5 +169,5 @@ describe('the dashboard’s charts', () => {
       await expectAccessible(page);
       await page.context().close();
     }
-  });
+  }, 90_000);
 });

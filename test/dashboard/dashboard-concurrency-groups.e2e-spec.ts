@@ -57,6 +57,7 @@ describe('the dashboard: concurrency groups (admin)', () => {
       'Audit',
       'Channels',
       'Concurrency groups',
+      'Teams',
     ]);
     await nav().getByRole('link', { name: 'Concurrency groups' }).click();
     await page.getByRole('heading', { name: 'Concurrency groups', level: 1 }).waitFor();

@@ -12,7 +12,9 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const LONG_NAME = 'nightly-backup-of-the-customer-orders-database-to-cold-storage-in-another-region';
 /** The main navigation's links, in their order: scripts and screen readers find them by these names. */
-const LINKS = ['Overview', 'Jobs', 'Workers', 'Tokens', 'Audit', 'Channels', 'Concurrency groups'];
+/** A test that opens every page, each checked by axe: about 2 s a page on a quiet machine. */
+const PAGE_BY_PAGE_MS = 90_000;
+const LINKS = ['Overview', 'Jobs', 'Workers', 'Tokens', 'Audit', 'Channels', 'Concurrency groups', 'Teams'];
 
 /** A box the tests compare (the tests have no DOM types). */
 interface Box {
@@ -98,6 +100,7 @@ describe('the dashboard’s design', () => {
     '/ui/audit',
     '/ui/channels',
     '/ui/concurrency-groups',
+    '/ui/teams',
   ];
 
   beforeAll(async () => {
@@ -253,36 +256,44 @@ describe('the dashboard’s design', () => {
     await page.context().close();
   });
 
-  it('on a phone (390×844) every page fits the screen, the navigation whole, and axe finds nothing', async () => {
-    const page = await tab({ viewport: PHONE, isMobile: true, hasTouch: true });
-    const problems: Record<string, unknown> = {};
-    for (const path of everyPage()) {
-      await open(page, path);
-      const width = await page.evaluate<number>('document.documentElement.scrollWidth');
-      const links = page.getByRole('navigation', { name: 'Main' }).getByRole('link');
-      const cut: string[] = [];
-      for (const link of await links.all()) {
-        const { x, width: w } = await box(link);
-        if (x < 0 || x + w > PHONE.width) cut.push((await link.textContent()) ?? '');
+  it(
+    'on a phone (390×844) every page fits the screen, the navigation whole, and axe finds nothing',
+    async () => {
+      const page = await tab({ viewport: PHONE, isMobile: true, hasTouch: true });
+      const problems: Record<string, unknown> = {};
+      for (const path of everyPage()) {
+        await open(page, path);
+        const width = await page.evaluate<number>('document.documentElement.scrollWidth');
+        const links = page.getByRole('navigation', { name: 'Main' }).getByRole('link');
+        const cut: string[] = [];
+        for (const link of await links.all()) {
+          const { x, width: w } = await box(link);
+          if (x < 0 || x + w > PHONE.width) cut.push((await link.textContent()) ?? '');
+        }
+        const found = await accessibilityProblems(page);
+        if (width > PHONE.width || cut.length > 0 || found.length > 0) {
+          problems[path] = { width, cut, found, past: await page.evaluate<string[]>(PAST_THE_EDGE) };
+        }
       }
-      const found = await accessibilityProblems(page);
-      if (width > PHONE.width || cut.length > 0 || found.length > 0) {
-        problems[path] = { width, cut, found, past: await page.evaluate<string[]>(PAST_THE_EDGE) };
-      }
-    }
-    expect(problems).toEqual({});
-    await page.context().close();
-  });
+      expect(problems).toEqual({});
+      await page.context().close();
+    },
+    PAGE_BY_PAGE_MS,
+  );
 
-  it('axe finds nothing on any page in the dark theme', async () => {
-    const page = await tab({ colorScheme: 'dark' });
-    const problems: Record<string, string[]> = {};
-    for (const path of everyPage()) {
-      await open(page, path);
-      const found = await accessibilityProblems(page);
-      if (found.length > 0) problems[path] = found;
-    }
-    expect(problems).toEqual({});
-    await page.context().close();
-  });
+  it(
+    'axe finds nothing on any page in the dark theme',
+    async () => {
+      const page = await tab({ colorScheme: 'dark' });
+      const problems: Record<string, string[]> = {};
+      for (const path of everyPage()) {
+        await open(page, path);
+        const found = await accessibilityProblems(page);
+        if (found.length > 0) problems[path] = found;
+      }
+      expect(problems).toEqual({});
+      await page.context().close();
+    },
+    PAGE_BY_PAGE_MS,
+  );
 });

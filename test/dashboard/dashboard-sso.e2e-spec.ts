@@ -99,4 +99,48 @@ describe('signing in to the dashboard through the issuer', () => {
       await tab.context.close();
     }
   });
+
+  it('an Orbit admin creates a team and edits its grants on the Teams page; the person granted sees their role', async () => {
+    const tab = await openTab(browser, orbit);
+    const page = tab.page;
+    try {
+      await page.goto('/ui/');
+      await page.getByRole('link', { name: 'Sign in with Test SSO' }).click();
+      await page.getByLabel('Login').fill('ada');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('link', { name: 'Teams' }).click();
+      await page.getByLabel('New team').fill('payments');
+      await page.getByRole('button', { name: 'Create team' }).click();
+      await page.getByRole('heading', { name: 'Grants of payments' }).waitFor();
+      await page.getByText('No grants yet').waitFor();
+      await page.getByRole('button', { name: 'Add a grant' }).click();
+      await page.getByLabel('Group').fill('payments');
+      await page.getByLabel('Role', { exact: true }).selectOption('operator');
+      await page.getByRole('button', { name: 'Add a grant' }).click();
+      await page.locator('#grant-kind-1').selectOption('user');
+      await page.getByLabel('Email or user name').fill('Bob@Example.com');
+      await page.getByRole('button', { name: 'Save grants' }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved: 2 grants.' }).waitFor();
+      expect(await accessibilityProblems(page)).toEqual([]);
+
+      const grants = await request(t.app.getHttpServer())
+        .get('/teams/payments/grants')
+        .set('Authorization', `Bearer ${TEST_ADMIN_TOKEN}`);
+      expect(grants.body.grants).toEqual([
+        { kind: 'group', subject: 'payments', role: 'operator' },
+        { kind: 'user', subject: 'bob@example.com', role: 'viewer' },
+      ]);
+      // a mistake is named, and nothing is saved
+      await page.getByRole('button', { name: 'Remove grant 2' }).click();
+      await page.getByRole('button', { name: 'Add a grant' }).click();
+      await page.getByRole('button', { name: 'Add a grant' }).click();
+      await page.locator('#grant-subject-1').fill('ops');
+      await page.locator('#grant-subject-2').fill('ops');
+      await page.getByRole('button', { name: 'Save grants' }).click();
+      await page.getByRole('alert').filter({ hasText: "grants[2] grants group 'ops' a second time" }).waitFor();
+      expect(tab.trouble.errors.filter((e) => !e.includes('400'))).toEqual([]);
+    } finally {
+      await tab.context.close();
+    }
+  });
 });

@@ -114,6 +114,7 @@ describe('the dashboard in a real browser', () => {
       'Audit',
       'Channels',
       'Concurrency groups',
+      'Teams',
     ]);
     expect(page.url()).not.toContain(TEST_ADMIN_TOKEN);
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();

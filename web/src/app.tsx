@@ -15,6 +15,7 @@ import { Layout } from './shared/layout';
 import { NotFound } from './shared/not-found';
 import { OverviewPage } from './overview/overview';
 import { SignIn } from './auth/sign-in';
+import { TeamsPage } from './auth/teams';
 import { TokensPage } from './auth/tokens';
 import { WorkersPage } from './workers/workers';
 
@@ -31,6 +32,7 @@ const ROUTES: Array<[RegExp, (match: string[], location: Location) => ComponentC
   [new RegExp(`^/executions/${UUID}$`), ([, id]) => <ExecutionPage id={id!} />],
   [/^\/workers$/, () => <WorkersPage />],
   [/^\/tokens$/, (_, location) => <TokensPage query={location.query} />, 'admin'],
+  [/^\/teams$/, () => <TeamsPage />],
   [/^\/audit$/, (_, location) => <AuditPage query={location.query} />, 'admin'],
   [/^\/channels$/, (_, location) => <ChannelsPage query={location.query} />, 'admin'],
   [/^\/concurrency-groups$/, () => <ConcurrencyGroupsPage />, 'admin'],

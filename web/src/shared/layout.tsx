@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useSession } from '../auth/session';
+import { administersTeams } from '../auth/teams';
 import { DisplaySettings } from './display-settings';
 import { Link, useLocation } from './router';
 import { ZoneContext } from './time';
@@ -25,6 +26,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
           ['/concurrency-groups', 'Concurrency groups'],
         ] as Array<[string, string]>)
       : []),
+    ...(administersTeams(session.me) ? ([['/teams', 'Teams']] as Array<[string, string]>) : []),
   ];
   return (
     <ZoneContext.Provider value={utc ? 'UTC' : 'local'}>
