@@ -455,6 +455,7 @@ const PUBLIC_ROUTES = [
   'GET /auth/providers',
   'GET /auth/login',
   'POST /auth/logout',
+  'POST /auth/cli-token',
 ];
 
 const rank = (role: Role): number => ROLES.indexOf(role);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import request from 'supertest';
 import { FakeClock } from '../support/fake-clock.js';
 import { jobBody } from '../support/jobs.js';
@@ -239,6 +240,25 @@ describe('sign-in through an OIDC issuer', () => {
     }
     clock.advance(30 * 60_000); // 12 hours after sign-in
     expect((await http().get('/auth/me').set(asPerson(busy))).status).toBe(401);
+  });
+
+  it('a session past its end by a day is deleted at the next sign-in', async () => {
+    const old = await signIn('ada');
+    clock.advance(37 * 3_600_000);
+    await signIn('ada');
+    const hashes = (await t.db.sql(`SELECT secret_hash FROM sessions`)).rows.map(
+      (row: { secret_hash: string }) => row.secret_hash,
+    );
+    expect(hashes).not.toContain(createHash('sha256').update(old).digest('hex'));
+    expect(hashes.length).toBeGreaterThan(0);
+  });
+
+  it('/metrics spans every team: a person, even an Orbit admin, needs an organisation-wide token for it', async () => {
+    const session = await signIn('ada');
+    const res = await http().get('/metrics').set(asPerson(session));
+    expect(res.status).toBe(403);
+    expect(res.body.message).toContain('needs an organisation-wide token');
+    expect((await http().get('/metrics').set('Authorization', ADMIN)).status).toBe(200);
   });
 
   it('an Orbit admin removes a person: their sessions end at once and a new sign-in is refused', async () => {

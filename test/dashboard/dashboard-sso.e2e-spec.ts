@@ -95,6 +95,17 @@ describe('signing in to the dashboard through the issuer', () => {
       expect(granted.status).toBe(200);
       await page.reload();
       await page.getByText('Bob Payne (viewer)').waitFor();
+
+      // a person issues their own token, with their role at most, for a while
+      await page.getByRole('link', { name: 'Tokens' }).click();
+      await page.getByLabel('Name').fill('bob-script');
+      await page.getByLabel('Expires in').selectOption('7');
+      await page.getByRole('button', { name: 'Issue token' }).click();
+      const secret = (await page.locator('.secret code').textContent())!;
+      const me = await request(t.app.getHttpServer()).get('/auth/me').set('Authorization', `Bearer ${secret}`);
+      expect(me.body).toMatchObject({ kind: 'user', name: 'Bob Payne', role: 'viewer' });
+      await page.getByRole('cell', { name: 'bob-script', exact: true }).waitFor();
+      expect(await page.getByRole('row').count()).toBe(2); // the header and Bob's one token
     } finally {
       await tab.context.close();
     }

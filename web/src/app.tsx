@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useLocation, type Location } from './shared/router';
-import { SessionGate, useSession } from './auth/session';
+import { SessionGate, useSession, type Session } from './auth/session';
 import { Refused } from './auth/refused';
 import type { Role } from './api/client';
 import { AuditPage } from './audit/audit';
@@ -16,13 +16,19 @@ import { NotFound } from './shared/not-found';
 import { OverviewPage } from './overview/overview';
 import { SignIn } from './auth/sign-in';
 import { TeamsPage } from './auth/teams';
-import { TokensPage } from './auth/tokens';
+import { managesTokens, TokensPage } from './auth/tokens';
 import { WorkersPage } from './workers/workers';
 
 const UUID = '([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})';
 
-/** Each page by the path below /ui/ that shows it, and the role it is for when not every reader's. */
-const ROUTES: Array<[RegExp, (match: string[], location: Location) => ComponentChildren, Role?]> = [
+/** Who a page is for: a role, or a role and whom else besides (people, for their own tokens). */
+type Access = Role | { role: Role; or: (session: Session) => boolean };
+
+const allowed = (access: Access, session: Session) =>
+  typeof access === 'string' ? session.can(access) : session.can(access.role) || access.or(session);
+
+/** Each page by the path below /ui/ that shows it, and whom it is for when not every reader. */
+const ROUTES: Array<[RegExp, (match: string[], location: Location) => ComponentChildren, Access?]> = [
   [/^\/$/, () => <OverviewPage />],
   [/^\/jobs$/, (_, location) => <JobsPage query={location.query} />],
   [/^\/jobs\/new$/, () => <JobForm />, 'admin'],
@@ -31,7 +37,7 @@ const ROUTES: Array<[RegExp, (match: string[], location: Location) => ComponentC
   [/^\/executions$/, (_, location) => <ExecutionsListPage query={location.query} />],
   [new RegExp(`^/executions/${UUID}$`), ([, id]) => <ExecutionPage id={id!} />],
   [/^\/workers$/, () => <WorkersPage />],
-  [/^\/tokens$/, (_, location) => <TokensPage query={location.query} />, 'admin'],
+  [/^\/tokens$/, (_, location) => <TokensPage query={location.query} />, { role: 'admin', or: managesTokens }],
   [/^\/teams$/, () => <TeamsPage />],
   [/^\/audit$/, (_, location) => <AuditPage query={location.query} />, 'admin'],
   [/^\/channels$/, (_, location) => <ChannelsPage query={location.query} />, 'admin'],
@@ -43,7 +49,7 @@ function Page() {
   const session = useSession();
   for (const [pattern, render, role] of ROUTES) {
     const match = pattern.exec(location.path);
-    if (match && role && !session.can(role)) return <Refused role={role} />;
+    if (match && role && !allowed(role, session)) return <Refused role={typeof role === 'string' ? role : role.role} />;
     if (match) return <>{render([...match], location)}</>;
   }
   return <NotFound />;

@@ -8,6 +8,7 @@ import { Role, roleIncludes } from '../../shared/domain/role.js';
 import {
   AuthenticatedRequest,
   MIN_ROLE,
+  ORGANISATION_TOKEN,
   PEOPLE_BY_ROUTE,
   PUBLIC,
   SIGNED_IN,
@@ -56,6 +57,12 @@ export class AuthGuard implements CanActivate {
     const needed =
       this.reflector.getAllAndOverride<Role>(MIN_ROLE, targets) ?? (request.method === 'GET' ? 'viewer' : 'admin');
     if (!roleIncludes(principal.role, needed)) throw new ForbiddenException(refusal(principal, needed));
+    const organisationWide = principal.kind === 'token' && principal.teams.length === 0;
+    if (!organisationWide && this.reflector.getAllAndOverride<boolean>(ORGANISATION_TOKEN, targets)) {
+      throw new ForbiddenException(
+        'This spans every team, so it needs an organisation-wide token (a person, or a team token, sees only their teams)',
+      );
+    }
     return true;
   }
 

@@ -76,6 +76,10 @@ export class SqlPeopleRepository extends PeopleRepository {
   }
 
   async createSession(session: Omit<StoredSession, 'user' | 'endedAt'> & { userId: string; secretHash: string }) {
+    // sessions past their absolute end by a day go as new ones come: none of them signs anyone in
+    await this.db.rows(`DELETE FROM sessions WHERE expires_at < $1::timestamptz - interval '1 day'`, [
+      session.createdAt,
+    ]);
     await this.db.rows(
       `INSERT INTO sessions (id, secret_hash, user_id, created_at, last_seen_at, expires_at, id_token)
        VALUES ($1, $2, $3, $4, $5, $6, $7)`,

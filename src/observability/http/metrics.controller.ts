@@ -1,5 +1,6 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { OrganisationTokenOnly } from '../../shared/http/access.decorators.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { PromMetrics } from '../infrastructure/prom-metrics.js';
 
@@ -11,7 +12,8 @@ export class MetricsController {
 
   @Get()
   @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
-  @ApiOperation({ summary: 'Prometheus metrics of this node (viewer)' })
+  @OrganisationTokenOnly()
+  @ApiOperation({ summary: 'Prometheus metrics of this node (viewer, with an organisation-wide token)' })
   @ApiOkResponse({ description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } })
   @ApiErrors()
   scrape(): Promise<string> {

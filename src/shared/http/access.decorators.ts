@@ -11,6 +11,7 @@ export const PUBLIC = 'orbit:public';
 export const UNLIMITED = 'orbit:unlimited';
 export const SIGNED_IN = 'orbit:signed-in';
 export const PEOPLE_BY_ROUTE = 'orbit:people-by-route';
+export const ORGANISATION_TOKEN = 'orbit:organisation-token';
 
 /** The least role an endpoint needs. Without it: GET needs `viewer`, anything else `admin`. */
 export const MinRole = (role: Role) => SetMetadata(MIN_ROLE, role);
@@ -26,6 +27,9 @@ export const SignedIn = () => SetMetadata(SIGNED_IN, true);
  * each team (their own tokens, the teams they administer). A token still needs the route's role.
  */
 export const PeopleCheckedByRoute = () => SetMetadata(PEOPLE_BY_ROUTE, true);
+
+/** Only an organisation-wide token, besides the route's role: what the route shows spans every team. */
+export const OrganisationTokenOnly = () => SetMetadata(ORGANISATION_TOKEN, true);
 
 /** Never rate-limited: health checks, which a load balancer or an orchestrator polls from one address. */
 export const Unlimited = () => SetMetadata(UNLIMITED, true);

@@ -45,7 +45,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics of this node (viewer) */
+        /** Prometheus metrics of this node (viewer, with an organisation-wide token) */
         get: operations["MetricsController_scrape"];
         put?: never;
         post?: never;

@@ -5,8 +5,22 @@ import { Loading, PageTitle, Problem, Time } from '../shared/ui';
 import { useLive } from '../live/use-live';
 import { Link, withQuery } from '../shared/router';
 import { Clip, Table } from '../shared/table';
+import { useSession } from './session';
+
+/** How long a person's own token may live, as the form offers it. */
+const LIFETIMES = [7, 30, 90, 365];
+
+/** Who may open the Tokens page: admins (every token), and people (their own). */
+export function managesTokens(session: { me: { kind: string }; can: (role: Role) => boolean }): boolean {
+  return session.can('admin') || session.me.kind === 'user';
+}
 
 export function TokensPage({ query }: { query: URLSearchParams }) {
+  const { me } = useSession();
+  const person = me.kind === 'user';
+  const teams = me.admin ? ['default'] : me.teams.map((t) => t.name);
+  const [days, setDays] = useState(30);
+  const [team, setTeam] = useState(teams[0] ?? 'default');
   const cursor = query.get('cursor') ?? undefined;
   const tokens = useLive(() => ok(api.GET('/tokens', { params: { query: { cursor, limit: 50 } } })), [cursor], {
     pollMs: 10_000, // not in the event stream
@@ -31,7 +45,8 @@ export function TokensPage({ query }: { query: URLSearchParams }) {
     event.preventDefault();
     void attempt(async () => {
       setCopied(false);
-      setCreated(await ok(api.POST('/tokens', { body: { name, role } })));
+      const expiresAt = new Date(Date.now() + days * 86_400_000).toISOString();
+      setCreated(await ok(api.POST('/tokens', { body: person ? { name, role, team, expiresAt } : { name, role } })));
       setName('');
     });
   };
@@ -44,6 +59,12 @@ export function TokensPage({ query }: { query: URLSearchParams }) {
   return (
     <>
       <PageTitle title="Tokens">Tokens</PageTitle>
+      {person && (
+        <p>
+          Your own tokens, for scripts that act as you: each holds at most your role in its team, and stops working when
+          it expires or you lose that role.
+        </p>
+      )}
       <form class="inline-form" onSubmit={issue}>
         <label for="token-name">Name</label>
         <input id="token-name" value={name} onInput={(e) => setName(e.currentTarget.value)} required />
@@ -55,6 +76,30 @@ export function TokensPage({ query }: { query: URLSearchParams }) {
             </option>
           ))}
         </select>
+        {person && teams.length > 1 && (
+          <>
+            <label for="token-team">Team</label>
+            <select id="token-team" value={team} onChange={(e) => setTeam(e.currentTarget.value)}>
+              {teams.map((t) => (
+                <option key={t} value={t}>
+                  {t}
+                </option>
+              ))}
+            </select>
+          </>
+        )}
+        {person && (
+          <>
+            <label for="token-days">Expires in</label>
+            <select id="token-days" value={days} onChange={(e) => setDays(Number(e.currentTarget.value))}>
+              {LIFETIMES.map((d) => (
+                <option key={d} value={d}>
+                  {d} days
+                </option>
+              ))}
+            </select>
+          </>
+        )}
         <button type="submit">Issue token</button>
       </form>
       <Problem error={problem} />
@@ -91,6 +136,7 @@ export function TokensPage({ query }: { query: URLSearchParams }) {
               <th scope="col">Name</th>
               <th scope="col">Role</th>
               <th scope="col">Issued</th>
+              <th scope="col">Expires</th>
               <th scope="col">
                 <span class="visually-hidden">Actions</span>
               </th>
@@ -106,6 +152,7 @@ export function TokensPage({ query }: { query: URLSearchParams }) {
                 <td>
                   <Time iso={token.createdAt} />
                 </td>
+                <td>{token.expiresAt ? <Time iso={token.expiresAt} /> : 'never'}</td>
                 <td>
                   <button
                     type="button"

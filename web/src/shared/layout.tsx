@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useSession } from '../auth/session';
 import { administersTeams } from '../auth/teams';
+import { managesTokens } from '../auth/tokens';
 import { DisplaySettings } from './display-settings';
 import { Link, useLocation } from './router';
 import { ZoneContext } from './time';
@@ -25,7 +26,9 @@ export function Layout({ children }: { children: ComponentChildren }) {
           ['/channels', 'Channels'],
           ['/concurrency-groups', 'Concurrency groups'],
         ] as Array<[string, string]>)
-      : []),
+      : managesTokens(session)
+        ? ([['/tokens', 'Tokens']] as Array<[string, string]>)
+        : []),
     ...(administersTeams(session.me) ? ([['/teams', 'Teams']] as Array<[string, string]>) : []),
   ];
   return (
