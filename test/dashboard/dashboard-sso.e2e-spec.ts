@@ -149,6 +149,12 @@ describe('signing in to the dashboard through the issuer', () => {
       await page.locator('#grant-subject-2').fill('ops');
       await page.getByRole('button', { name: 'Save grants' }).click();
       await page.getByRole('alert').filter({ hasText: "grants[2] grants group 'ops' a second time" }).waitFor();
+
+      // the people who signed in, and a removal that ends their sessions
+      const people = page.getByRole('region', { name: 'People' });
+      await people.getByRole('cell', { name: 'Bob Payne', exact: true }).waitFor();
+      await people.getByRole('button', { name: 'Remove Bob Payne' }).click();
+      await people.getByRole('cell', { name: 'removed', exact: true }).waitFor();
       expect(tab.trouble.errors.filter((e) => !e.includes('400'))).toEqual([]);
     } finally {
       await tab.context.close();

@@ -87,7 +87,65 @@ export function TeamsPage() {
         </Table>
       )}
       {open && <Grants key={open} team={open} />}
+      {me.admin && <People />}
     </>
+  );
+}
+
+/** The people who signed in (Orbit admins): their groups, and a removal that ends their sessions. */
+function People() {
+  const users = useLive(() => ok(api.GET('/users')), [], { pollMs: 30_000 });
+  const [problem, setProblem] = useState<string>();
+  const remove = (id: string) => {
+    setProblem(undefined);
+    ok(api.DELETE('/users/{id}', { params: { path: { id } } })).then(
+      () => users.reload(),
+      (error: Error) => setProblem(error.message),
+    );
+  };
+  return (
+    <section aria-labelledby="people-title">
+      <h2 id="people-title">People</h2>
+      <Problem error={problem ?? users.error} />
+      {users.data && users.data.items.length === 0 && <p>Nobody has signed in through the issuer yet.</p>}
+      {users.data && users.data.items.length > 0 && (
+        <Table label="People">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Email</th>
+              <th scope="col">Groups</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {users.data.items.map((user) => (
+              <tr key={user.id}>
+                <td>{user.name}</td>
+                <td>{user.email ?? ''}</td>
+                <td>{user.groups.join(', ')}</td>
+                <td>
+                  {user.removedAt ? (
+                    'removed'
+                  ) : (
+                    <button
+                      type="button"
+                      class="danger"
+                      aria-label={`Remove ${user.name}`}
+                      onClick={() => remove(user.id)}
+                    >
+                      Remove
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      )}
+    </section>
   );
 }
 
