@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import request from 'supertest';
 import { FakeClock } from '../support/fake-clock.js';
 import { jobBody } from '../support/jobs.js';
-import { IdTokenTamper, startTestIssuer, TestIssuer, throughIssuer } from '../support/oidc-issuer.js';
+import { IdTokenTamper, issuerEnv, startTestIssuer, TestIssuer, throughIssuer } from '../support/oidc-issuer.js';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
 
 const ORBIT = 'http://orbit.test';
@@ -39,14 +39,7 @@ describe('sign-in through an OIDC issuer', () => {
     t = await createTestApp({
       asAdmin: false,
       clock,
-      env: {
-        ORBIT_PUBLIC_URL: ORBIT,
-        ORBIT_OIDC_ISSUER: issuer.url,
-        ORBIT_OIDC_CLIENT_ID: issuer.clientId,
-        ORBIT_OIDC_CLIENT_SECRET: issuer.clientSecret,
-        ORBIT_OIDC_NAME: 'Test SSO',
-        ORBIT_OIDC_ADMIN_GROUPS: 'orbit-admins',
-      },
+      env: issuerEnv(issuer, ORBIT),
     });
   });
 

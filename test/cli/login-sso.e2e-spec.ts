@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { CookieJar, startTestIssuer, TestIssuer, throughIssuer } from '../support/oidc-issuer.js';
+import { CookieJar, issuerEnv, startTestIssuer, TestIssuer, throughIssuer } from '../support/oidc-issuer.js';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
 import { freePort, waitFor } from '../support/wait.js';
 import { buildCli, startCli } from './support.js';
@@ -36,12 +36,7 @@ describe('orbit login --sso', () => {
     );
     t = await createTestApp({
       asAdmin: false,
-      env: {
-        ORBIT_PUBLIC_URL: orbit,
-        ORBIT_OIDC_ISSUER: issuer.url,
-        ORBIT_OIDC_CLIENT_ID: issuer.clientId,
-        ORBIT_OIDC_CLIENT_SECRET: issuer.clientSecret,
-      },
+      env: issuerEnv(issuer, orbit),
     });
     await t.app.listen(port, '127.0.0.1');
     await request(t.app.getHttpServer())

@@ -1,9 +1,17 @@
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
-import { startTestIssuer, TestIssuer } from '../support/oidc-issuer.js';
+import { issuerEnv, startTestIssuer, TestIssuer } from '../support/oidc-issuer.js';
 import { createTestApp, TEST_ADMIN_TOKEN, TestApp } from '../support/test-app.js';
 import { freePort } from '../support/wait.js';
 import { accessibilityProblems, launchBrowser, openTab } from './browser.js';
+
+/** From the dashboard's sign-in page, through the issuer's, back to the dashboard. */
+async function signInAs(page: Page, login: string): Promise<void> {
+  await page.goto('/ui/');
+  await page.getByRole('link', { name: 'Sign in with Test SSO' }).click();
+  await page.getByLabel('Login').fill(login);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
 
 /** People sign in to the dashboard through the OIDC issuer, in Chromium, and sign out again. */
 describe('signing in to the dashboard through the issuer', () => {
@@ -24,14 +32,7 @@ describe('signing in to the dashboard through the issuer', () => {
     );
     t = await createTestApp({
       asAdmin: false,
-      env: {
-        ORBIT_PUBLIC_URL: orbit,
-        ORBIT_OIDC_ISSUER: issuer.url,
-        ORBIT_OIDC_CLIENT_ID: issuer.clientId,
-        ORBIT_OIDC_CLIENT_SECRET: issuer.clientSecret,
-        ORBIT_OIDC_NAME: 'Test SSO',
-        ORBIT_OIDC_ADMIN_GROUPS: 'orbit-admins',
-      },
+      env: issuerEnv(issuer, orbit),
     });
     await t.app.listen(port, '127.0.0.1');
     browser = await launchBrowser();
@@ -83,10 +84,7 @@ describe('signing in to the dashboard through the issuer', () => {
     const tab = await openTab(browser, orbit);
     const page = tab.page;
     try {
-      await page.goto('/ui/');
-      await page.getByRole('link', { name: 'Sign in with Test SSO' }).click();
-      await page.getByLabel('Login').fill('bob');
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await signInAs(page, 'bob');
       await page.getByText('Bob Payne (no role)').waitFor();
       const granted = await request(t.app.getHttpServer())
         .put('/teams/default/grants')
@@ -115,10 +113,7 @@ describe('signing in to the dashboard through the issuer', () => {
     const tab = await openTab(browser, orbit);
     const page = tab.page;
     try {
-      await page.goto('/ui/');
-      await page.getByRole('link', { name: 'Sign in with Test SSO' }).click();
-      await page.getByLabel('Login').fill('ada');
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await signInAs(page, 'ada');
       await page.getByRole('link', { name: 'Teams' }).click();
       await page.getByLabel('New team').fill('payments');
       await page.getByRole('button', { name: 'Create team' }).click();

@@ -205,6 +205,18 @@ export class CookieJar {
   }
 }
 
+/** The settings of an Orbit at `publicUrl` that signs people in through this issuer ("Test SSO"; `orbit-admins` are admins). */
+export function issuerEnv(issuer: TestIssuer, publicUrl: string): Record<string, string> {
+  return {
+    ORBIT_PUBLIC_URL: publicUrl,
+    ORBIT_OIDC_ISSUER: issuer.url,
+    ORBIT_OIDC_CLIENT_ID: issuer.clientId,
+    ORBIT_OIDC_CLIENT_SECRET: issuer.clientSecret,
+    ORBIT_OIDC_NAME: 'Test SSO',
+    ORBIT_OIDC_ADMIN_GROUPS: 'orbit-admins',
+  };
+}
+
 /**
  * Walks a sign-in at the issuer as a browser would, from its authorization URL (Orbit's
  * /auth/login answer) to the URL it sends the browser back to (Orbit's callback, not followed).
