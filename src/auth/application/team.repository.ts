@@ -15,6 +15,6 @@ export abstract class TeamRepository {
   abstract grants(team: string): Promise<Grant[]>;
   /** The team's grants become exactly these, in one transaction. */
   abstract replaceGrants(team: string, grants: Grant[]): Promise<void>;
-  /** The grants that name one of these groups or one of these people (by email or user name, lower case). */
+  /** The grants that name one of these groups or one of these people (by email or user name, as stored: lower case). */
   abstract grantsFor(groups: string[], personKeys: string[]): Promise<Grant[]>;
 }

@@ -58,7 +58,7 @@ export class SqlTeamRepository extends TeamRepository {
   grantsFor(groups: string[], personKeys: string[]): Promise<Grant[]> {
     return this.db.rows<Grant>(
       `SELECT ${GRANT} FROM team_grants
-        WHERE (kind = 'group' AND subject = ANY($1::text[])) OR (kind = 'user' AND lower(subject) = ANY($2::text[]))`,
+        WHERE (kind = 'group' AND subject = ANY($1::text[])) OR (kind = 'user' AND subject = ANY($2::text[]))`,
       [groups, personKeys],
     );
   }
