@@ -17,6 +17,8 @@ import { OpenIdIssuer } from './infrastructure/openid-issuer.js';
 import { SqlPeopleRepository } from './infrastructure/sql-people.repository.js';
 import { SqlTeamRepository } from './infrastructure/sql-team.repository.js';
 import { SqlTokenRepository } from './infrastructure/sql-token.repository.js';
+import { SqlTeamOwners } from './infrastructure/sql-team-owners.js';
+import { TeamOwners } from '../shared/application/team-owners.js';
 
 @Global()
 @Module({
@@ -31,7 +33,8 @@ import { SqlTokenRepository } from './infrastructure/sql-token.repository.js';
     { provide: PeopleRepository, useClass: SqlPeopleRepository },
     { provide: TeamRepository, useClass: SqlTeamRepository },
     { provide: OidcIssuer, useClass: OpenIdIssuer },
+    { provide: TeamOwners, useClass: SqlTeamOwners },
   ],
-  exports: [TokensService, AuthGuard, RequestLimits],
+  exports: [TokensService, AuthGuard, RequestLimits, TeamOwners],
 })
 export class AuthModule {}

@@ -32,6 +32,7 @@ import { WorkerRunsIndex1766469600000 } from '../../migrations/1766469600000-Wor
 import { HistoryByDay1766476800000 } from '../../migrations/1766476800000-HistoryByDay.js';
 import { EventsAndOutputByDay1766480400000 } from '../../migrations/1766480400000-EventsAndOutputByDay.js';
 import { PeopleAndTeams1766487600000 } from '../../migrations/1766487600000-PeopleAndTeams.js';
+import { TeamOwnership1766494800000 } from '../../migrations/1766494800000-TeamOwnership.js';
 
 export const MIGRATIONS = [
   InitialSchema1764460800000,
@@ -67,6 +68,7 @@ export const MIGRATIONS = [
   HistoryByDay1766476800000,
   EventsAndOutputByDay1766480400000,
   PeopleAndTeams1766487600000,
+  TeamOwnership1766494800000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

@@ -353,12 +353,16 @@ describe('sign-in through an OIDC issuer', () => {
 
       expect((await http().get('/auth/me').set(as(payments.body.token))).body).toMatchObject({
         kind: 'token',
-        role: null,
+        role: 'operator',
         admin: false,
         teams: [{ name: 'payments', role: 'operator' }],
       });
-      expect((await http().get('/jobs').set(as(payments.body.token))).status).toBe(403);
-      expect((await http().get('/jobs').set(as(inDefault.body.token))).status).toBe(200);
+      const job = await http().post('/jobs').set('Authorization', ADMIN).send(jobBody()).expect(201);
+      const ids = async (token: string) =>
+        (await http().get('/jobs').set(as(token)).expect(200)).body.items.map((j: { id: string }) => j.id);
+      expect(await ids(payments.body.token)).toEqual([]);
+      expect(await ids(inDefault.body.token)).toEqual([job.body.id]);
+      expect((await http().get(`/jobs/${job.body.id}`).set(as(payments.body.token))).status).toBe(404);
       clock.advance(2 * 86_400_000);
       expect((await http().get('/jobs').set(as(inDefault.body.token))).status).toBe(401);
     });

@@ -115,6 +115,7 @@ describe('jobs over HTTP', () => {
       expect(res.body).toEqual({
         id: expect.stringMatching(/^[0-9a-f-]{36}$/),
         name: 'defaults',
+        team: 'default',
         description: '',
         command: 'echo hi',
         cronExpression: '0 3 * * *',

@@ -26,6 +26,7 @@ export const JOB_FIELDS = [
   'triggers',
   'parameters',
   'startsAt',
+  'team',
   'endsAt',
   'jitterSeconds',
   'lateAfterSeconds',

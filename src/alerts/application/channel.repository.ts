@@ -16,5 +16,5 @@ export abstract class ChannelRepository {
   /** Whether there is any channel: the consumer's check per batch when there is none. */
   abstract any(): Promise<boolean>;
   /** The names of `names` that are no channel; the others stay share-locked for the current transaction. */
-  abstract missing(names: readonly string[]): Promise<string[]>;
+  abstract missing(names: readonly string[], team: string): Promise<string[]>;
 }

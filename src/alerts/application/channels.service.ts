@@ -113,8 +113,8 @@ export class ChannelsService extends AlertChannelDirectory {
     return (await this.deliveries.findById(deliveryId))!;
   }
 
-  missing(names: readonly string[]): Promise<string[]> {
-    return this.channels.missing(names);
+  missing(names: readonly string[], team: string): Promise<string[]> {
+    return this.channels.missing(names, team);
   }
 
   private async checkTarget(channel: Channel): Promise<void> {

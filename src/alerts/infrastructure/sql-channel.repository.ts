@@ -69,11 +69,11 @@ export class SqlChannelRepository extends ChannelRepository {
     return (await this.db.rows(`SELECT 1 FROM channels LIMIT 1`)).length > 0;
   }
 
-  async missing(names: readonly string[]): Promise<string[]> {
+  async missing(names: readonly string[], team: string): Promise<string[]> {
     const share = this.db.inTransaction() ? ' FOR SHARE' : '';
     const rows = await this.db.rows<{ name: string }>(
-      `SELECT name FROM channels WHERE name = ANY ($1::text[])${share}`,
-      [names],
+      `SELECT name FROM channels WHERE name = ANY ($1::text[]) AND team = $2${share}`,
+      [names, team],
     );
     const found = new Set(rows.map((row) => row.name));
     return names.filter((name) => !found.has(name));

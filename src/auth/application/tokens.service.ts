@@ -57,7 +57,6 @@ function tokenPrincipal(tokenId: string | null, name: string, role: Role): Princ
 function teamTokenPrincipal(token: ApiToken, team: string): Principal {
   return {
     ...tokenPrincipal(token.id, token.name, token.role),
-    role: team === DEFAULT_TEAM ? token.role : null,
     admin: false,
     teams: [{ name: team, role: token.role }],
   };
@@ -197,7 +196,7 @@ export class TokensService {
     return {
       ...person,
       tokenId: token.id,
-      role: team === DEFAULT_TEAM ? role : null,
+      role,
       admin: person.admin && token.role === 'admin',
       teams: [{ name: team, role }],
     };

@@ -1,8 +1,7 @@
-import type { Principal, TeamRole } from '../../shared/domain/principal.js';
+import { DEFAULT_TEAM, strongestRole, type Principal, type TeamRole } from '../../shared/domain/principal.js';
 import { Role, strongerRole } from '../../shared/domain/role.js';
 
-/** The team every job, channel and group made before teams belongs to. */
-export const DEFAULT_TEAM = 'default';
+export { DEFAULT_TEAM };
 
 /** What a grant names: an issuer's group, or one person (by email or user name). */
 export type GrantKind = 'group' | 'user';
@@ -59,7 +58,7 @@ export function personPrincipal(
 ): Principal {
   const admin = person.groups.some((group) => adminGroups.includes(group));
   const teams = teamRoles(grants, person);
-  const role = admin ? 'admin' : (teams.find((team) => team.name === DEFAULT_TEAM)?.role ?? null);
+  const role = admin ? 'admin' : strongestRole(teams);
   return {
     kind: 'user',
     tokenId: null,

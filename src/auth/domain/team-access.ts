@@ -1,5 +1,6 @@
 import { ForbiddenError, InvalidArgumentError } from '../../shared/domain/domain-errors.js';
-import type { Principal } from '../../shared/domain/principal.js';
+import { roleInTeam, type Principal } from '../../shared/domain/principal.js';
+export { roleInTeam };
 import { Role, ROLES } from '../../shared/domain/role.js';
 import type { Grant, GrantKind } from './person.js';
 
@@ -8,19 +9,12 @@ const KINDS: readonly GrantKind[] = ['group', 'user'];
 
 /** Whether the caller may know the team exists: an Orbit admin, an organisation-wide token, or one of its members. */
 export function canSeeTeam(caller: Principal, team: string): boolean {
-  return caller.admin || caller.kind === 'token' || caller.teams.some((held) => held.name === team);
+  return roleInTeam(caller, team) !== null;
 }
 
 /** Whether the caller manages the team's grants: an Orbit admin, or an admin of that team. */
 export function canAdministerTeam(caller: Principal, team: string): boolean {
   return caller.admin || caller.teams.some((held) => held.name === team && held.role === 'admin');
-}
-
-/** The caller's role in the team: an Orbit admin's is admin, an organisation-wide token's its own. */
-export function roleInTeam(caller: Principal, team: string): Role | null {
-  if (caller.admin) return 'admin';
-  if (caller.kind === 'token') return caller.role;
-  return caller.teams.find((held) => held.name === team)?.role ?? null;
 }
 
 export function checkTeamName(name: unknown): string {

@@ -3,7 +3,9 @@ import { Reflector } from '@nestjs/core';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import { PeopleService } from '../application/people.service.js';
 import { TokensService } from '../application/tokens.service.js';
-import type { Principal } from '../../shared/domain/principal.js';
+import { Owned, TeamOwners } from '../../shared/application/team-owners.js';
+import { ForbiddenError, InvalidArgumentError, NotFoundError } from '../../shared/domain/domain-errors.js';
+import { holdsInTeam, roleInTeam, seesEveryTeam, type Principal } from '../../shared/domain/principal.js';
 import { Role, roleIncludes } from '../../shared/domain/role.js';
 import {
   AuthenticatedRequest,
@@ -12,7 +14,11 @@ import {
   PEOPLE_BY_ROUTE,
   PUBLIC,
   SIGNED_IN,
+  TEAMS,
+  TeamRule,
 } from '../../shared/http/access.decorators.js';
+import { TeamRepository } from '../application/team.repository.js';
+import { DEFAULT_TEAM } from '../domain/person.js';
 import { bearerOf } from './bearer.js';
 import { isTrustedProxy } from './client-address.js';
 import { RequestLimits } from './request-limits.js';
@@ -20,7 +26,15 @@ import { cookieOf, SESSION_COOKIE } from './session-cookie.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-type GuardedRequest = AuthenticatedRequest & { socket?: { remoteAddress?: string } };
+type GuardedRequest = AuthenticatedRequest & { socket?: { remoteAddress?: string }; body?: unknown };
+
+/** How a route answers for a thing that does not exist, which is also how it answers for another team's. */
+const NOT_FOUND: Record<Owned, (id: string) => string> = {
+  job: (id) => `Job ${id} not found`,
+  execution: (id) => `Execution ${id} not found`,
+  channel: (id) => `Channel ${id} not found`,
+  group: (id) => `Concurrency group ${id} not found`,
+};
 
 /**
  * Every endpoint needs a caller (401) with a role that includes the endpoint's (403). The caller
@@ -30,6 +44,10 @@ type GuardedRequest = AuthenticatedRequest & { socket?: { remoteAddress?: string
  * cookie, and passes through the proxy, with whatever request a page makes, so a change by a
  * session or a proxy's person must come from ORBIT_PUBLIC_URL's origin (403 otherwise). Each
  * unknown or revoked token counts against its client address (see RequestLimits).
+ *
+ * Then the route's TeamRule keeps the caller to their teams: another team's thing answers 404 as
+ * a missing one does, and the route's least role is checked against the caller's role in the
+ * thing's team.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -41,6 +59,8 @@ export class AuthGuard implements CanActivate {
     private readonly people: PeopleService,
     private readonly limits: RequestLimits,
     private readonly config: OrbitConfig,
+    private readonly owners: TeamOwners,
+    private readonly teams: TeamRepository,
   ) {
     this.origin = new URL(config.publicUrl).origin;
   }
@@ -63,7 +83,69 @@ export class AuthGuard implements CanActivate {
         'This spans every team, so it needs an organisation-wide token (a person, or a team token, sees only their teams)',
       );
     }
+    await this.keepToTeams(this.reflector.getAllAndOverride<TeamRule>(TEAMS, targets), request, principal, needed);
     return true;
+  }
+
+  private async keepToTeams(
+    rule: TeamRule | undefined,
+    request: GuardedRequest,
+    caller: Principal,
+    needed: Role,
+  ): Promise<void> {
+    switch (rule?.kind) {
+      case 'filtered':
+      case 'own':
+        return;
+      case 'owned': {
+        const id = request.params[rule.param] ?? '';
+        const team = await this.owners.teamOf(rule.owner, id);
+        if (team === undefined) return; // no such thing: the route answers as it always did
+        if (team === null ? !seesEveryTeam(caller) : roleInTeam(caller, team) === null) {
+          throw new NotFoundError(NOT_FOUND[rule.owner](id));
+        }
+        if (team !== null) this.mayAct(caller, team, needed);
+        request.team = team ?? undefined;
+        return;
+      }
+      case 'new': {
+        const team = await this.teamForNew(caller, request.body);
+        this.mayAct(caller, team, needed);
+        request.team = team;
+        return;
+      }
+      default:
+        if (!seesEveryTeam(caller)) {
+          throw new ForbiddenException(
+            `This spans every team, so it needs an Orbit admin or an organisation-wide token; ${caller.name} acts in ${teamList(caller)} only`,
+          );
+        }
+    }
+  }
+
+  /** The team a new thing goes to: the body's `team`, else the caller's only team (`default` for one who sees every team). */
+  private async teamForNew(caller: Principal, body: unknown): Promise<string> {
+    const given = body !== null && typeof body === 'object' ? (body as { team?: unknown }).team : undefined;
+    if (given === undefined || given === null) {
+      if (seesEveryTeam(caller)) return DEFAULT_TEAM;
+      if (caller.teams.length === 1) return caller.teams[0]!.name;
+      throw new InvalidArgumentError(
+        `team is required: ${caller.name} is in ${teamList(caller)}; name the team that owns it`,
+        'team',
+      );
+    }
+    if (typeof given !== 'string') throw new InvalidArgumentError("team must be a team's name", 'team');
+    if (roleInTeam(caller, given) === null || !(await this.teams.exists(given))) {
+      throw new NotFoundError(`Team ${given} not found`, 'team');
+    }
+    return given;
+  }
+
+  private mayAct(caller: Principal, team: string, needed: Role): void {
+    if (holdsInTeam(caller, team, needed)) return;
+    throw new ForbiddenError(
+      `This needs the ${needed} role in the team ${team}; ${caller.name} has ${roleInTeam(caller, team)} there`,
+    );
   }
 
   private async callerOf(request: GuardedRequest): Promise<Principal> {
@@ -117,6 +199,10 @@ export class AuthGuard implements CanActivate {
 
 function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+function teamList(caller: Principal): string {
+  return caller.teams.map((team) => team.name).join(', ') || 'no team';
 }
 
 function refusal(principal: Principal, needed: Role): string {

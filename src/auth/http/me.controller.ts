@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import type { Principal } from '../../shared/domain/principal.js';
 import { ROLES } from '../../shared/domain/role.js';
-import { Caller, SignedIn } from '../../shared/http/access.decorators.js';
+import { Caller, SignedIn, TeamsCheckedByRoute } from '../../shared/http/access.decorators.js';
 
 class TeamRoleResponse {
   @ApiProperty({ example: 'payments' })
@@ -48,6 +48,7 @@ class MeResponse {
 /** Lets a client (the dashboard) show only what its caller may do. */
 @ApiTags('tokens')
 @ApiBearerAuth()
+@TeamsCheckedByRoute()
 @Controller('auth')
 export class MeController {
   @Get('me')

@@ -10,7 +10,7 @@ import {
 import { IsOptional, IsString } from 'class-validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OrbitConfig } from '../../config/orbit-config.js';
-import { Public } from '../../shared/http/access.decorators.js';
+import { Public, TeamsCheckedByRoute } from '../../shared/http/access.decorators.js';
 import { SignInRefused } from '../application/oidc-issuer.js';
 import { CLI_TOKEN_DAYS, PeopleService, SIGN_IN_ATTEMPT_MS } from '../application/people.service.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
@@ -72,6 +72,7 @@ const CALLBACK_PATH = '/auth/callback';
 
 /** Sign-in through the OIDC issuer (authorization code flow with PKCE), and sign-out. */
 @ApiTags('sign-in')
+@TeamsCheckedByRoute()
 @Controller('auth')
 export class SignInController {
   private readonly logger = new Logger('SignIn');

@@ -8,7 +8,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Principal } from '../../shared/domain/principal.js';
-import { Caller, PeopleCheckedByRoute } from '../../shared/http/access.decorators.js';
+import { Caller, PeopleCheckedByRoute, TeamsCheckedByRoute } from '../../shared/http/access.decorators.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { Audited } from '../../shared/http/audited.decorator.js';
 import { TeamsService } from '../application/teams.service.js';
@@ -18,6 +18,7 @@ import { CreateTeamDto, GrantDto, GrantsDto, GrantsResponse, TeamListResponse, T
 @ApiTags('teams')
 @ApiBearerAuth()
 @PeopleCheckedByRoute()
+@TeamsCheckedByRoute()
 @Controller('teams')
 export class TeamsController {
   constructor(private readonly teams: TeamsService) {}

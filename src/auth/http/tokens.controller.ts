@@ -12,13 +12,14 @@ import { Audited } from '../../shared/http/audited.decorator.js';
 import { ListQueryDto } from '../../shared/http/list-query.dto.js';
 import { TokensService } from '../application/tokens.service.js';
 import type { Principal } from '../../shared/domain/principal.js';
-import { Caller, MinRole, PeopleCheckedByRoute } from '../../shared/http/access.decorators.js';
+import { Caller, MinRole, PeopleCheckedByRoute, TeamsCheckedByRoute } from '../../shared/http/access.decorators.js';
 import { CreatedTokenResponse, CreateTokenDto, TokenPageResponse, TokenResponse } from './dto/token.dto.js';
 
 @ApiTags('tokens')
 @ApiBearerAuth()
 @MinRole('admin')
 @PeopleCheckedByRoute()
+@TeamsCheckedByRoute()
 @Controller('tokens')
 export class TokensController {
   constructor(private readonly tokens: TokensService) {}

@@ -8,7 +8,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Principal } from '../../shared/domain/principal.js';
-import { Caller, PeopleCheckedByRoute } from '../../shared/http/access.decorators.js';
+import { Caller, PeopleCheckedByRoute, TeamsCheckedByRoute } from '../../shared/http/access.decorators.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { Audited } from '../../shared/http/audited.decorator.js';
 import { PeopleService } from '../application/people.service.js';
@@ -58,6 +58,7 @@ class UserListResponse {
 @ApiTags('teams')
 @ApiBearerAuth()
 @PeopleCheckedByRoute()
+@TeamsCheckedByRoute()
 @Controller('users')
 export class UsersController {
   constructor(private readonly people: PeopleService) {}

@@ -34,7 +34,28 @@ export class SqlTeamRepository extends TeamRepository {
         `The team ${DEFAULT_TEAM} owns every job, channel and group made before teams: it cannot be deleted`,
       );
     }
-    return (await this.db.rows(`DELETE FROM teams WHERE name = $1 RETURNING name`, [name])).length === 1;
+    return this.db.run(async () => {
+      // the row lock keeps a job, channel or group from joining the team while it is checked
+      if ((await this.db.rows(`SELECT 1 FROM teams WHERE name = $1 FOR UPDATE`, [name])).length === 0) return false;
+      const [owned] = await this.db.rows<{ jobs: number; channels: number; groups: number }>(
+        `SELECT (SELECT count(*)::int FROM jobs WHERE team = $1 AND deleted_at IS NULL) AS jobs,
+                (SELECT count(*)::int FROM channels WHERE team = $1) AS channels,
+                (SELECT count(*)::int FROM concurrency_groups WHERE team = $1) AS groups`,
+        [name],
+      );
+      const held = [
+        counted(owned!.jobs, 'job'),
+        counted(owned!.channels, 'alert channel'),
+        counted(owned!.groups, 'concurrency group'),
+      ].filter(Boolean);
+      if (held.length > 0) {
+        throw new ConflictError(
+          `The team ${name} owns ${held.join(', ')}: move them to another team or delete them first`,
+        );
+      }
+      await this.db.rows(`DELETE FROM teams WHERE name = $1`, [name]);
+      return true;
+    });
   }
 
   grants(team: string): Promise<Grant[]> {
@@ -62,4 +83,8 @@ export class SqlTeamRepository extends TeamRepository {
       [groups, personKeys],
     );
   }
+}
+
+function counted(count: number, thing: string): string {
+  return count === 0 ? '' : `${count} ${thing}${count === 1 ? '' : 's'}`;
 }

@@ -10,8 +10,8 @@ export abstract class ConcurrencyGroupRepository {
   abstract findById(id: string): Promise<ConcurrencyGroup | null>;
   /** Every group, by name (there are few). */
   abstract all(): Promise<ConcurrencyGroup[]>;
-  /** Whether a group has this name; inside a transaction it stays share-locked, so it cannot go meanwhile. */
-  abstract exists(name: string): Promise<boolean>;
+  /** Whether the team has a group of this name; inside a transaction it stays share-locked, so it cannot go meanwhile. */
+  abstract exists(name: string, team: string): Promise<boolean>;
   /** The names of the live jobs that name the group. */
   abstract jobsNaming(name: string): Promise<string[]>;
 }

@@ -51,11 +51,11 @@ export class ConcurrencyGroupsService {
     });
   }
 
-  /** Throws a 400 naming `concurrencyGroup` unless the group exists (then it stays locked until the transaction ends). */
-  async check(name: string | null): Promise<void> {
-    if (name !== null && !(await this.groups.exists(name))) {
+  /** Throws a 400 naming `concurrencyGroup` unless the job's team has the group (then it stays locked until the transaction ends). */
+  async check(name: string | null, team: string): Promise<void> {
+    if (name !== null && !(await this.groups.exists(name, team))) {
       throw new InvalidArgumentError(
-        `concurrencyGroup: there is no concurrency group named '${name}'`,
+        `concurrencyGroup: the team ${team} has no concurrency group named '${name}'`,
         'concurrencyGroup',
       );
     }

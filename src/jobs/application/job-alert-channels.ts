@@ -5,10 +5,10 @@ import type { JobAlert } from '../domain/job-alerts.js';
 /** Says which channel names exist: implemented by the alerts module, which owns the channels. */
 export abstract class AlertChannelDirectory {
   /**
-   * The names of `names` that are no channel. Inside the caller's transaction, the channels
+   * The names of `names` that are no channel of `team`. Inside the caller's transaction, the channels
    * found stay locked (shared) until it ends, so none goes while a job starts naming it.
    */
-  abstract missing(names: readonly string[]): Promise<string[]>;
+  abstract missing(names: readonly string[], team: string): Promise<string[]>;
 }
 
 /**
@@ -24,15 +24,18 @@ export class JobAlertChannels {
     this.directory = directory;
   }
 
-  /** Throws a 400 naming the first rule whose channel does not exist. */
-  async check(alerts: readonly JobAlert[]): Promise<void> {
+  /** Throws a 400 naming the first rule whose channel is not one of the job's team (another team's is not shown). */
+  async check(alerts: readonly JobAlert[], team: string): Promise<void> {
     if (alerts.length === 0) return;
     const names = alerts.map((alert) => alert.channel);
-    const missing = new Set(this.directory ? await this.directory.missing(names) : names);
+    const missing = new Set(this.directory ? await this.directory.missing(names, team) : names);
     const index = alerts.findIndex((alert) => missing.has(alert.channel));
     if (index >= 0) {
       const field = `alerts[${index}].channel`;
-      throw new InvalidArgumentError(`${field}: there is no channel named '${alerts[index]!.channel}'`, field);
+      throw new InvalidArgumentError(
+        `${field}: the team ${team} has no channel named '${alerts[index]!.channel}'`,
+        field,
+      );
     }
   }
 }

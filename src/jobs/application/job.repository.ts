@@ -11,6 +11,8 @@ export interface JobFilter {
   ids?: readonly string[];
   /** None of these jobs. */
   exceptIds?: readonly string[];
+  /** Only the jobs of these teams (undefined: every team's). */
+  teams?: readonly string[];
 }
 
 /** A live job whose alert rules name a channel, with the events they alert on there. */
@@ -81,8 +83,8 @@ export abstract class JobRepository {
   abstract triggeredAfter(names: readonly string[]): Promise<Job[]>;
   /** The name of each live job among `ids`. */
   abstract namesOf(ids: readonly string[]): Promise<Map<string, string>>;
-  /** Which of `names` are names of live jobs. */
-  abstract liveNames(names: readonly string[]): Promise<Set<string>>;
+  /** Which of `names` are names of live jobs (of `teams` only, when given). */
+  abstract liveNames(names: readonly string[], teams?: readonly string[]): Promise<Set<string>>;
 
   /**
    * Locks up to `limit` late watches due at `now` (their slot's deadline passed), of live enabled

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Page, PageRequest } from '../../shared/application/page.js';
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
 import { Clock } from '../../shared/domain/clock.js';
+import { DEFAULT_TEAM } from '../../shared/domain/principal.js';
 import { ConflictError, InvalidArgumentError, NotFoundError } from '../../shared/domain/domain-errors.js';
 import { canonicalTimezone, CronSchedule } from '../domain/cron-schedule.js';
 import { Job, JobInput, NewJob } from '../domain/job.js';
@@ -23,12 +24,16 @@ export class JobsService {
     private readonly groups: ConcurrencyGroupsService,
   ) {}
 
-  create(input: NewJob): Promise<Job> {
+  /**
+   * Makes the job in `team`. `visible`: the teams whose jobs the caller sees (undefined: every
+   * team's), which the job's triggers may name.
+   */
+  create(input: NewJob, team = DEFAULT_TEAM, visible?: readonly string[]): Promise<Job> {
     return this.transactions.run(async () => {
-      const job = Job.create(input, this.clock.now());
-      await this.alertChannels.check(job.alerts);
-      await this.groups.check(job.concurrencyGroup);
-      if (job.triggers.length > 0) await this.checkTriggers(job, null);
+      const job = Job.create(input, this.clock.now(), team);
+      await this.alertChannels.check(job.alerts, team);
+      await this.groups.check(job.concurrencyGroup, team);
+      if (job.triggers.length > 0) await this.checkTriggers(job, null, visible);
       await this.jobs.insert(job);
       return job;
     });
@@ -58,15 +63,21 @@ export class JobsService {
     return CronSchedule.parse(cron, canonicalTimezone(timezone), 'cron').nextRuns(count, this.clock.now());
   }
 
-  /** Read under a row lock, so the change applies to what a scheduler pass left. */
-  update(id: string, patch: Partial<JobInput>): Promise<Job> {
+  /**
+   * Read under a row lock, so the change applies to what a scheduler pass left. `team`: the team
+   * the job moves to (its alert channels and group must be that team's); `visible` as for create.
+   */
+  update(id: string, patch: Partial<JobInput>, team?: string, visible?: readonly string[]): Promise<Job> {
     return this.transactions.run(async () => {
       const job = await this.get(id, 'update');
       const formerName = job.name;
+      const moved = team !== undefined && team !== job.team;
       job.update(patch, this.clock.now());
-      if (patch.alerts !== undefined) await this.alertChannels.check(job.alerts);
-      if (patch.triggers !== undefined || job.name !== formerName) await this.checkTriggers(job, formerName);
-      if (patch.concurrencyGroup !== undefined) await this.groups.check(job.concurrencyGroup);
+      if (moved) job.moveTo(team, this.clock.now());
+      const owner = job.team!;
+      if (patch.alerts !== undefined || moved) await this.alertChannels.check(job.alerts, owner);
+      if (patch.triggers !== undefined || job.name !== formerName) await this.checkTriggers(job, formerName, visible);
+      if (patch.concurrencyGroup !== undefined || moved) await this.groups.check(job.concurrencyGroup, owner);
       await this.jobs.update(job);
       return job;
     });
@@ -117,7 +128,7 @@ export class JobsService {
    * A job's triggers name live jobs and close no cycle; a job others follow keeps its name
    * (they name it). `formerName`: the job's name before an update, null on create.
    */
-  private async checkTriggers(job: Job, formerName: string | null): Promise<void> {
+  private async checkTriggers(job: Job, formerName: string | null, visible?: readonly string[]): Promise<void> {
     const graph = await this.jobs.lockTriggerGraph();
     if (formerName !== null && formerName !== job.name) {
       const followers = this.followersOf(formerName, graph);
@@ -128,7 +139,7 @@ export class JobsService {
       }
     }
     const after = job.triggers.map((trigger) => trigger.after);
-    const live = await this.jobs.liveNames(after);
+    const live = await this.jobs.liveNames(after, visible);
     const missing = after.findIndex((name) => !live.has(name));
     if (missing >= 0) {
       const field = `triggers[${missing}].after`;

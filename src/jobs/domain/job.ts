@@ -1,3 +1,4 @@
+import { DEFAULT_TEAM } from '../../shared/domain/principal.js';
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError } from '../../shared/domain/domain-errors.js';
 import { canonicalTimezone, CronSchedule } from './cron-schedule.js';
@@ -65,6 +66,8 @@ export type NewJob = Pick<JobSettings, 'name' | 'command' | 'cronExpression'> & 
 
 export interface JobProps extends JobSettings {
   id: string;
+  /** The team that owns the job, its runs and its history (null: a deleted job whose team is gone). */
+  team: string | null;
   createdAt: Date;
   updatedAt: Date;
   /** The next slot the scheduler will fire; null while the job is disabled. */
@@ -105,7 +108,7 @@ export interface FirePlan {
 export class Job {
   private constructor(private props: JobProps) {}
 
-  static create(input: NewJob, now: Date): Job {
+  static create(input: NewJob, now: Date, team = DEFAULT_TEAM): Job {
     const settings = Job.validate({
       description: '',
       timezone: 'UTC',
@@ -128,6 +131,7 @@ export class Job {
     const job = new Job({
       ...settings,
       id: randomUUID(),
+      team,
       createdAt: now,
       updatedAt: now,
       nextRunAt: null,
@@ -263,6 +267,7 @@ export class Job {
   settings(): JobSettings {
     const {
       id: _id,
+      team: _t,
       createdAt: _c,
       updatedAt: _u,
       nextRunAt: _n,
@@ -285,6 +290,15 @@ export class Job {
 
   get id(): string {
     return this.props.id;
+  }
+  get team(): string | null {
+    return this.props.team;
+  }
+
+  /** Gives the job (its runs and history with it) to another team. */
+  moveTo(team: string, now: Date): void {
+    if (team === this.props.team) return;
+    this.props = { ...this.props, team, updatedAt: now };
   }
   get name(): string {
     return this.props.name;

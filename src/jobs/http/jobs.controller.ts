@@ -7,8 +7,17 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { actorName, type Principal } from '../../shared/domain/principal.js';
-import { Caller, MinRole } from '../../shared/http/access.decorators.js';
+import { TeamOwners } from '../../shared/application/team-owners.js';
+import { ForbiddenError, NotFoundError } from '../../shared/domain/domain-errors.js';
+import {
+  actorName,
+  holdsInTeam,
+  roleInTeam,
+  teamsToShow,
+  visibleTeams,
+  type Principal,
+} from '../../shared/domain/principal.js';
+import { Caller, MinRole, NewInTeam, OwnedBy, OwningTeam, TeamFiltered } from '../../shared/http/access.decorators.js';
 import { EmptyBodyDto } from '../../shared/http/empty-body.dto.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { Audited } from '../../shared/http/audited.decorator.js';
@@ -35,22 +44,30 @@ export class JobsController {
   constructor(
     private readonly jobs: JobsService,
     private readonly runs: JobRuns,
+    private readonly owners: TeamOwners,
   ) {}
 
   @Post()
+  @NewInTeam()
   @Audited('job.created')
-  @ApiOperation({ summary: 'Define a job (admin)' })
+  @ApiOperation({ summary: "Define a job (admin of the job's team)" })
   @ApiCreatedResponse({ type: JobResponse })
-  @ApiErrors(400, 409)
-  async create(@Body() body: CreateJobDto): Promise<JobResponse> {
-    return JobResponse.from(await this.jobs.create(body), null); // a new job has no execution yet
+  @ApiErrors(400, 404, 409)
+  async create(
+    @Body() { team: _team, ...body }: CreateJobDto,
+    @OwningTeam() team: string,
+    @Caller() caller: Principal,
+  ): Promise<JobResponse> {
+    const job = await this.jobs.create(body, team, visibleTeams(caller) ?? undefined);
+    return JobResponse.from(job, null); // a new job has no execution yet
   }
 
   @Get()
-  @ApiOperation({ summary: 'List jobs, newest first' })
+  @TeamFiltered()
+  @ApiOperation({ summary: "List the jobs of the caller's teams, newest first" })
   @ApiOkResponse({ type: JobPageResponse })
   @ApiErrors(400)
-  async list(@Query() query: ListJobsQuery): Promise<JobPageResponse> {
+  async list(@Query() query: ListJobsQuery, @Caller() caller: Principal): Promise<JobPageResponse> {
     const failing = query.failing === undefined ? undefined : await this.runs.failingJobIds();
     const onlyFailing = query.failing === true ? failing : undefined;
     const page = await this.jobs.list(
@@ -59,6 +76,7 @@ export class JobsController {
         nameContains: query.name,
         ids: query.ids && onlyFailing ? query.ids.filter((id) => onlyFailing.includes(id)) : (query.ids ?? onlyFailing),
         exceptIds: query.failing === false ? failing : undefined,
+        teams: teamsToShow(caller, query.team),
       },
       query.toPageRequest(),
     );
@@ -66,6 +84,7 @@ export class JobsController {
   }
 
   @Get('recent-runs')
+  @TeamFiltered()
   @ApiOperation({
     summary: 'The last runs that ended of some jobs, with their durations and success rate',
     description:
@@ -74,12 +93,17 @@ export class JobsController {
   })
   @ApiOkResponse({ type: RecentRunsResponse })
   @ApiErrors(400)
-  async recentRuns(@Query() query: RecentRunsQuery): Promise<RecentRunsResponse> {
-    const items = await this.runs.recentRuns(query.ids, query.count ?? RECENT_RUNS.default);
+  async recentRuns(@Query() query: RecentRunsQuery, @Caller() caller: Principal): Promise<RecentRunsResponse> {
+    const teams = visibleTeams(caller);
+    const ids = teams
+      ? (await this.jobs.list({ ids: query.ids, teams }, { limit: query.ids.length })).items.map((job) => job.id)
+      : query.ids;
+    const items = await this.runs.recentRuns(ids, query.count ?? RECENT_RUNS.default);
     return { items: items.map((item) => ({ ...item, runs: item.runs.map(RecentRunResponse.from) })) };
   }
 
   @Get(':id')
+  @OwnedBy('job')
   @ApiOperation({ summary: 'Read a job' })
   @ApiOkResponse({ type: JobResponse })
   @ApiErrors(400, 404)
@@ -88,15 +112,37 @@ export class JobsController {
   }
 
   @Patch(':id')
+  @OwnedBy('job')
   @Audited('job.updated', AuditedJob)
-  @ApiOperation({ summary: 'Change some fields of a job, same rules as create (admin)' })
+  @ApiOperation({
+    summary: "Change some fields of a job, same rules as create (admin of the job's team)",
+    description: '`team` moves the job, its runs and history to another team: it needs the admin role in both.',
+  })
   @ApiOkResponse({ type: JobResponse })
   @ApiErrors(400, 404, 409)
-  async update(@Param('id', ParseUUIDPipe) id: string, @Body() body: UpdateJobDto): Promise<JobResponse> {
-    return this.withLastExecution(await this.jobs.update(id, body));
+  async update(
+    @Param('id', ParseUUIDPipe) id: string,
+    @Body() { team, ...body }: UpdateJobDto,
+    @Caller() caller: Principal,
+  ): Promise<JobResponse> {
+    if (team !== undefined) await this.mayMoveTo(caller, team);
+    return this.withLastExecution(await this.jobs.update(id, body, team, visibleTeams(caller) ?? undefined));
+  }
+
+  /** A job moves to a team the caller administers too (the guard checked the team it leaves). */
+  private async mayMoveTo(caller: Principal, team: string): Promise<void> {
+    if (roleInTeam(caller, team) === null || !(await this.owners.teamExists(team))) {
+      throw new NotFoundError(`Team ${team} not found`, 'team');
+    }
+    if (!holdsInTeam(caller, team, 'admin')) {
+      throw new ForbiddenError(
+        `Moving a job to the team ${team} needs the admin role there; ${caller.name} has ${roleInTeam(caller, team)}`,
+      );
+    }
   }
 
   @Post(':id/pause')
+  @OwnedBy('job')
   @HttpCode(200)
   @MinRole('operator')
   @Audited('job.paused', AuditedJob)
@@ -115,6 +161,7 @@ export class JobsController {
   }
 
   @Post(':id/resume')
+  @OwnedBy('job')
   @HttpCode(200)
   @MinRole('operator')
   @Audited('job.resumed', AuditedJob)
@@ -131,6 +178,7 @@ export class JobsController {
   }
 
   @Delete(':id')
+  @OwnedBy('job')
   @HttpCode(204)
   @Audited('job.deleted', AuditedJob)
   @ApiOperation({
@@ -145,6 +193,7 @@ export class JobsController {
   }
 
   @Get(':id/next-runs')
+  @OwnedBy('job')
   @ApiOperation({ summary: 'The next fire times of a job, in its time zone' })
   @ApiOkResponse({ type: NextRunsResponse })
   @ApiErrors(400, 404)
@@ -154,6 +203,7 @@ export class JobsController {
   }
 
   @Get(':id/stats')
+  @OwnedBy('job')
   @ApiOperation({
     summary: 'How the recent executions of a job went',
     description:

@@ -1,3 +1,4 @@
+import { TeamsCheckedByRoute } from '../../shared/http/access.decorators.js';
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
@@ -7,6 +8,7 @@ import { PreviewScheduleQuery } from './dto/preview-schedule.query.js';
 
 @ApiTags('jobs')
 @ApiBearerAuth()
+@TeamsCheckedByRoute()
 @Controller('schedules')
 export class SchedulesController {
   constructor(private readonly jobs: JobsService) {}

@@ -8,6 +8,7 @@ import { JobProps } from '../domain/job.js';
  */
 export const JOB_COLUMNS = new TableColumns<JobProps>('jobs', {
   id: { type: 'uuid' },
+  team: { type: 'text' },
   name: { type: 'text' },
   description: { type: 'text' },
   command: { type: 'text' },

@@ -56,9 +56,13 @@ export class SqlConcurrencyGroupRepository extends ConcurrencyGroupRepository {
     return rows.map((row) => ConcurrencyGroup.restore(row));
   }
 
-  async exists(name: string): Promise<boolean> {
+  async exists(name: string, team: string): Promise<boolean> {
     const share = this.db.inTransaction() ? ' FOR SHARE' : '';
-    return (await this.db.rows(`SELECT 1 FROM concurrency_groups WHERE name = $1${share}`, [name])).length === 1;
+    const rows = await this.db.rows(`SELECT 1 FROM concurrency_groups WHERE name = $1 AND team = $2${share}`, [
+      name,
+      team,
+    ]);
+    return rows.length === 1;
   }
 
   async jobsNaming(name: string): Promise<string[]> {

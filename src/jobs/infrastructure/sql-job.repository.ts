@@ -107,6 +107,7 @@ export class SqlJobRepository extends JobRepository {
     }
     if (filter.ids) conditions.push(`id = ANY (${param(filter.ids)}::uuid[])`);
     if (filter.exceptIds?.length) conditions.push(`id <> ALL (${param(filter.exceptIds)}::uuid[])`);
+    if (filter.teams) conditions.push(`team = ANY (${param(filter.teams)}::text[])`);
     if (page.cursor) conditions.push(`(created_at, id) < (${param(page.cursor.createdAt)}, ${param(page.cursor.id)})`);
     const rows = await this.db.rows<JobProps>(
       `SELECT ${SELECTED} FROM jobs WHERE ${conditions.join(' AND ')}
@@ -225,10 +226,11 @@ export class SqlJobRepository extends JobRepository {
     return new Map(rows.map((row) => [row.id, row.name]));
   }
 
-  async liveNames(names: readonly string[]): Promise<Set<string>> {
+  async liveNames(names: readonly string[], teams?: readonly string[]): Promise<Set<string>> {
     const rows = await this.db.rows<Pick<JobProps, 'name'>>(
-      `SELECT name FROM jobs WHERE deleted_at IS NULL AND name = ANY ($1::text[])`,
-      [names],
+      `SELECT name FROM jobs WHERE deleted_at IS NULL AND name = ANY ($1::text[])
+          AND ($2::text[] IS NULL OR team = ANY ($2::text[]))`,
+      [names, teams ?? null],
     );
     return new Set(rows.map((row) => row.name));
   }

@@ -1,11 +1,12 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { OrganisationTokenOnly } from '../../shared/http/access.decorators.js';
+import { OrganisationTokenOnly, OrganisationWide } from '../../shared/http/access.decorators.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { PromMetrics } from '../infrastructure/prom-metrics.js';
 
 @ApiTags('metrics')
 @ApiBearerAuth()
+@OrganisationWide()
 @Controller('metrics')
 export class MetricsController {
   constructor(private readonly metrics: PromMetrics) {}

@@ -1,4 +1,7 @@
-import type { Role } from './role.js';
+import { Role, roleIncludes, strongerRole } from './role.js';
+
+/** The team every job, channel and group made before teams belongs to, and a new one when no team is named. */
+export const DEFAULT_TEAM = 'default';
 
 /** A team the caller has a role in. */
 export interface TeamRole {
@@ -19,9 +22,10 @@ export interface Principal {
   name: string;
   email: string | null;
   /**
-   * The role the organisation-wide routes check. A token's own; a person's: admin for an Orbit
-   * admin, else the role their grants give them in the team `default` (which owns everything
-   * made before teams), null without one.
+   * The strongest role the caller holds anywhere, which a route's least role is checked against
+   * first: a token's own; a person's admin for an Orbit admin, else the strongest their grants
+   * give them in any team, null without one. What a route reaches in a team is then checked
+   * against the role there (roleInTeam).
    */
   role: Role | null;
   /** An Orbit admin: manages everything, teams and grants included. */
@@ -40,4 +44,41 @@ export function actorName(principal: Pick<Principal, 'kind' | 'name' | 'email'>)
   return principal.kind === 'user' && principal.email && principal.email !== principal.name
     ? `${principal.name} <${principal.email}>`
     : principal.name;
+}
+
+/** Whether the caller sees every team: an Orbit admin, or an organisation-wide token. */
+export function seesEveryTeam(caller: Principal): boolean {
+  return caller.admin || (caller.kind === 'token' && caller.teams.length === 0);
+}
+
+/** The teams whose jobs, runs, channels and groups the caller sees; null: every team. */
+export function visibleTeams(caller: Principal): string[] | null {
+  return seesEveryTeam(caller) ? null : caller.teams.map((team) => team.name);
+}
+
+/** The caller's role in a team: an Orbit admin's is admin, an organisation-wide token's its own; null: none (the team is not theirs). */
+export function roleInTeam(caller: Principal, team: string): Role | null {
+  if (caller.admin) return 'admin';
+  if (seesEveryTeam(caller)) return caller.role;
+  return caller.teams.find((held) => held.name === team)?.role ?? null;
+}
+
+/** Whether the caller holds `needed` (or stronger) in the team. */
+export function holdsInTeam(caller: Principal, team: string, needed: Role): boolean {
+  return roleIncludes(roleInTeam(caller, team), needed);
+}
+
+/** The strongest role among some teams' (null for none). */
+export function strongestRole(teams: readonly TeamRole[]): Role | null {
+  return teams.reduce<Role | null>((held, team) => (held ? strongerRole(held, team.role) : team.role), null);
+}
+
+/**
+ * The teams a list answers for: the caller's (undefined when they see every team), narrowed to
+ * `only` when the caller asks for one team (an empty list when it is not theirs).
+ */
+export function teamsToShow(caller: Principal, only?: string): string[] | undefined {
+  const visible = visibleTeams(caller);
+  if (only === undefined) return visible ?? undefined;
+  return visible === null || visible.includes(only) ? [only] : [];
 }

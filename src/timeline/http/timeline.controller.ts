@@ -1,3 +1,4 @@
+import { OwnedBy } from '../../shared/http/access.decorators.js';
 import { Controller, Get, Param, ParseUUIDPipe, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
@@ -12,6 +13,7 @@ export class TimelineController {
   constructor(private readonly timelines: TimelineService) {}
 
   @Get(':id/timeline')
+  @OwnedBy('job')
   @ApiOperation({
     summary: 'Why it did (not) run: each slot of the job in a window, with its fate',
     description:

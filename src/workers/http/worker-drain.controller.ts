@@ -1,6 +1,6 @@
 import { Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { MinRole } from '../../shared/http/access.decorators.js';
+import { MinRole, OrganisationWide } from '../../shared/http/access.decorators.js';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { NotFoundError } from '../../shared/domain/domain-errors.js';
@@ -14,6 +14,7 @@ import { LISTED_FOR_MS, WorkerResponse, workerResponse } from './workers.control
 @ApiTags('workers')
 @ApiBearerAuth()
 @MinRole('operator')
+@OrganisationWide()
 @Controller('workers')
 export class WorkerDrainController {
   constructor(

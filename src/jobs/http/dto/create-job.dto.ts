@@ -36,6 +36,17 @@ export class CreateJobDto {
   name!: string;
 
   @ApiPropertyOptional({
+    example: 'payments',
+    description:
+      "The team that owns the job, its runs and history. On create: default the caller's only team (`default` for an " +
+      'Orbit admin or an organisation-wide token). On update: moves the job, which needs the admin role in both teams ' +
+      "(its alert channels and concurrency group must be the new team's)",
+  })
+  @IsOptional()
+  @IsString()
+  team?: string;
+
+  @ApiPropertyOptional({
     example: 'Backs up the orders database to the offsite bucket; ask #data-platform',
     default: '',
     maxLength: JOB_LIMITS.descriptionMaxLength,

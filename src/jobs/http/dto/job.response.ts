@@ -26,6 +26,13 @@ export class JobResponse {
   id!: string;
   @ApiProperty({ example: 'nightly-backup' })
   name!: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'payments',
+    description: 'The team that owns the job (null: a deleted job whose team was deleted since)',
+  })
+  team!: string | null;
   @ApiProperty({ example: 'Backs up the orders database to the offsite bucket; ask #data-platform' })
   description!: string;
   @ApiProperty({ example: '/usr/local/bin/backup.sh --full' })

@@ -25,6 +25,11 @@ export class ListJobsQuery extends ListQueryDto {
   @MaxLength(JOB_LIMITS.nameMaxLength)
   name?: string;
 
+  @ApiPropertyOptional({ example: 'payments', description: "Only the jobs of this team (one of the caller's)" })
+  @IsOptional()
+  @IsString()
+  team?: string;
+
   @ApiPropertyOptional({
     type: Boolean,
     description:
