@@ -22,6 +22,10 @@ export class TeamOwnership1766494800000 implements MigrationInterface {
       await db.query(`CREATE INDEX ${table}_team_idx ON ${table} (team)`);
     }
     await db.query(`ALTER TABLE audit_events ADD COLUMN team text`);
+    // what was done to jobs, runs, channels, groups and orbit files before teams was done in default's
+    await db.query(`
+      UPDATE audit_events SET team = 'default'
+       WHERE split_part(action, '.', 1) IN ('job', 'execution', 'channel', 'concurrency_group', 'file')`);
     await db.query(`CREATE INDEX audit_events_team_idx ON audit_events (team, created_at DESC, id DESC)`);
   }
 
