@@ -378,10 +378,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List jobs, newest first */
+        /** List the jobs of the caller's teams, newest first */
         get: operations["JobsController_list"];
         put?: never;
-        /** Define a job (admin) */
+        /** Define a job (admin of the job's team) */
         post: operations["JobsController_create"];
         delete?: never;
         options?: never;
@@ -427,7 +427,10 @@ export interface paths {
         delete: operations["JobsController_remove"];
         options?: never;
         head?: never;
-        /** Change some fields of a job, same rules as create (admin) */
+        /**
+         * Change some fields of a job, same rules as create (admin of the job's team)
+         * @description `team` moves the job, its runs and history to another team: it needs the admin role in both.
+         */
         patch: operations["JobsController_update"];
         trace?: never;
     };
@@ -1505,6 +1508,11 @@ export interface components {
              */
             name: string;
             /**
+             * @description The team that owns the job, its runs and history. On create: default the caller's only team (`default` for an Orbit admin or an organisation-wide token). On update: moves the job, which needs the admin role in both teams (its alert channels and concurrency group must be the new team's)
+             * @example payments
+             */
+            team?: string;
+            /**
              * @description What the job is for, trimmed
              * @default
              * @example Backs up the orders database to the offsite bucket; ask #data-platform
@@ -1657,6 +1665,11 @@ export interface components {
             id: string;
             /** @example nightly-backup */
             name: string;
+            /**
+             * @description The team that owns the job (null: a deleted job whose team was deleted since)
+             * @example payments
+             */
+            team: string | null;
             /** @example Backs up the orders database to the offsite bucket; ask #data-platform */
             description: string;
             /** @example /usr/local/bin/backup.sh --full */
@@ -1809,6 +1822,11 @@ export interface components {
              * @example nightly-backup
              */
             name?: string;
+            /**
+             * @description The team that owns the job, its runs and history. On create: default the caller's only team (`default` for an Orbit admin or an organisation-wide token). On update: moves the job, which needs the admin role in both teams (its alert channels and concurrency group must be the new team's)
+             * @example payments
+             */
+            team?: string;
             /**
              * @description What the job is for, trimmed
              * @default
@@ -2720,6 +2738,11 @@ export interface components {
             nextCursor: string | null;
         };
         JobEntryDto: {
+            /**
+             * @description The team that owns the job, its runs and history. On create: default the caller's only team (`default` for an Orbit admin or an organisation-wide token). On update: moves the job, which needs the admin role in both teams (its alert channels and concurrency group must be the new team's)
+             * @example payments
+             */
+            team?: string;
             /**
              * @description What the job is for, trimmed
              * @default
@@ -4514,6 +4537,8 @@ export interface operations {
                 enabled?: boolean;
                 /** @description Only jobs whose name contains this text, ignoring case */
                 name?: string;
+                /** @description Only the jobs of this team (one of the caller's) */
+                team?: string;
                 /** @description Only jobs whose last run that succeeded or failed failed (true), or only the others (false); cancelled runs do not count. A run is counted once with its retries: it failed when its last attempt did, and a run whose retry is due or running has not ended */
                 failing?: boolean;
                 /** @description Only these jobs, up to 100 (repeat the parameter or separate the ids by commas), such as those a list of runs names; a deleted job is not listed */
@@ -4612,6 +4637,15 @@ export interface operations {
             };
             /** @description The token's role does not include the one this endpoint needs */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -144,6 +144,8 @@ export function JobPage({ id, query }: { id: string; query: URLSearchParams }) {
           <dd>
             <Schedule job={j} />
           </dd>
+          <dt>Team</dt>
+          <dd>{j.team ?? 'none (its team was deleted)'}</dd>
           <dt>Time zone</dt>
           <dd>{j.timezone}</dd>
           <dt>State</dt>

@@ -82,6 +82,8 @@ export function JobsPage({ query }: { query: URLSearchParams }) {
     },
   );
   const items = jobs.data?.items ?? [];
+  /** The team of each job, shown when the page holds more than one team's. */
+  const manyTeams = new Set(items.map((job) => job.team)).size > 1;
   const recent = useRecentRuns(items.map((job) => job.id));
   const actions = (Object.keys(ACTIONS) as Action[]).filter((action) => session.can(ACTIONS[action].role));
 
@@ -185,6 +187,7 @@ export function JobsPage({ query }: { query: URLSearchParams }) {
                 </th>
               )}
               <th scope="col">Name</th>
+              {manyTeams && <th scope="col">Team</th>}
               <th scope="col">Schedule</th>
               <th scope="col">Time zone</th>
               <th scope="col">Next run</th>
@@ -219,6 +222,7 @@ export function JobsPage({ query }: { query: URLSearchParams }) {
                     )}
                   </span>
                 </td>
+                {manyTeams && <td>{job.team}</td>}
                 <td>
                   <Schedule job={job} />
                 </td>

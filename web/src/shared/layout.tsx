@@ -3,7 +3,9 @@ import { useSession } from '../auth/session';
 import { administersTeams } from '../auth/teams';
 import { managesTokens } from '../auth/tokens';
 import { DisplaySettings } from './display-settings';
+import { useState } from 'preact/hooks';
 import { Link, useLocation } from './router';
+import { chosenTeam, TeamFilter } from './team-filter';
 import { ZoneContext } from './time';
 
 function section(path: string): string {
@@ -15,6 +17,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
   const session = useSession();
   const { path, query } = useLocation();
   const utc = query.get('tz') === 'UTC';
+  const [team, setTeam] = useState(chosenTeam());
   const links: Array<[string, string]> = [
     ['/', 'Overview'],
     ['/jobs', 'Jobs'],
@@ -51,6 +54,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
                 ))}
               </ul>
             </nav>
+            <TeamFilter me={session.me} onChange={setTeam} />
             <DisplaySettings utc={utc} />
             <div class="who">
               <span>
@@ -62,7 +66,10 @@ export function Layout({ children }: { children: ComponentChildren }) {
             </div>
           </div>
         </header>
-        <main id="main">{children}</main>
+        {/* a page is drawn again for another team, so what it read is read again */}
+        <main id="main" key={team ?? ''}>
+          {children}
+        </main>
       </div>
     </ZoneContext.Provider>
   );

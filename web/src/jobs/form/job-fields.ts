@@ -144,6 +144,17 @@ export const JOB_FIELDS = [
     read: (job) => (job.cronExpression === null ? 'true' : ''),
   },
   {
+    name: 'team',
+    label: 'Team',
+    section: 'Basics',
+    input: { kind: 'text', placeholder: 'your only team' },
+    hint: 'The team that owns the job, its runs and history; changing it moves the job (admin of both teams)',
+    see: { href: '/teams', title: 'Teams' },
+    initial: '',
+    read: (job) => job.team ?? '',
+    write: (text) => (text.trim() === '' ? undefined : text.trim()),
+  },
+  {
     name: 'maxRetries',
     label: 'Max retries',
     section: 'Retries and limits',
