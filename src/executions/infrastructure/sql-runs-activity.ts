@@ -15,7 +15,7 @@ const outcomes = (ofTeams = '') => `SELECT ${bucketOf('created_at')} AS bucket, 
   FROM executions WHERE status = ANY($4) AND created_at >= $1 AND created_at < $2${ofTeams}
   GROUP BY 1, 2`;
 
-/** The runs of the jobs of the teams $5: the jobs' ids, hashed, filter the same ranges. */
+/** The runs of the jobs of the teams $5, in the same ranges: each row's job is looked up among theirs. */
 const OF_TEAMS = ` AND job_id IN (SELECT id FROM jobs WHERE team = ANY ($5::text[]))`;
 
 const FINAL = [ExecutionStatus.SUCCEEDED, ExecutionStatus.FAILED, ExecutionStatus.CANCELLED];
