@@ -12,6 +12,8 @@ export interface ExecutionFilter {
   createdFrom?: Date;
   /** Created before this instant. */
   createdBefore?: Date;
+  /** Only the runs of these teams' jobs (undefined: every team's; an empty list: none). */
+  teams?: readonly string[];
 }
 
 /**

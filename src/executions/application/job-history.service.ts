@@ -67,10 +67,16 @@ export class JobHistoryService extends JobRunHistory {
   /**
    * Live jobs whose last `minInRow` runs or more failed, most first. Deleted jobs keep their
    * record, so a few more are read than shown; the failed runs of each are counted from its
-   * attempts, so only that many jobs are looked at (see JobHistory).
+   * attempts, so only that many jobs are looked at (see JobHistory). Of these teams' jobs only,
+   * when `teams` is given.
    */
-  async failingRepeatedly(minInRow: number, limit: number, attemptsRead: number): Promise<NamedFailingJob[]> {
-    const failing = await this.history.failingRepeatedly(minInRow, limit * 4, attemptsRead);
+  async failingRepeatedly(
+    minInRow: number,
+    limit: number,
+    attemptsRead: number,
+    teams?: readonly string[],
+  ): Promise<NamedFailingJob[]> {
+    const failing = await this.history.failingRepeatedly(minInRow, limit * 4, attemptsRead, teams);
     const names = await this.jobs.namesOf(failing.map((job) => job.jobId));
     return failing
       .flatMap((job) => {

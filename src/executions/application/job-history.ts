@@ -34,7 +34,12 @@ export abstract class JobHistory {
   /**
    * Of the `candidates` jobs with the most failed attempts in a row, those whose last `minInRow`
    * runs or more failed, most failed runs first; each counted from its last `attemptsRead` failed
-   * attempts at most.
+   * attempts at most. Of these teams' jobs only, when `teams` is given.
    */
-  abstract failingRepeatedly(minInRow: number, candidates: number, attemptsRead: number): Promise<FailingJob[]>;
+  abstract failingRepeatedly(
+    minInRow: number,
+    candidates: number,
+    attemptsRead: number,
+    teams?: readonly string[],
+  ): Promise<FailingJob[]>;
 }

@@ -5,6 +5,7 @@ import { Clock } from '../../shared/domain/clock.js';
 import { JobHistoryService, NamedFailingJob } from './job-history.service.js';
 import { RunsAtAGlance, RunsOverview } from './runs-overview.js';
 import { RunsActivity } from './runs-activity.js';
+import { EXECUTION_STATUSES, type ExecutionStatus } from '../domain/execution-status.js';
 import {
   activityBuckets,
   type ActivityWindow,
@@ -61,18 +62,23 @@ export class OverviewService {
     private readonly clock: Clock,
   ) {}
 
-  async overview(): Promise<Overview> {
+  /** Of the jobs and runs of `teams` only, when given (undefined: every team's). */
+  async overview(teams?: readonly string[]): Promise<Overview> {
     const at = this.clock.now();
     const windowMs = OVERVIEW.windowHours * HOUR_MS;
-    const [runs, due, failingRepeatedly] = await Promise.all([
-      this.runs.atAGlance(
-        new Date(at.getTime() - windowMs),
-        new Date(at.getTime() - OVERVIEW.lateAfterSeconds * 1000),
-        OVERVIEW.countLimit,
-      ),
-      this.jobs.dueWithin(windowMs, OVERVIEW.listed, OVERVIEW.countLimit),
-      this.history.failingRepeatedly(OVERVIEW.failuresInRow, OVERVIEW.listed, OVERVIEW.failedAttemptsRead),
-    ]);
+    const [runs, due, failingRepeatedly] =
+      teams?.length === 0 // a team asked for that is not the caller's: nothing to read
+        ? [noRuns(), { count: 0, atLeast: false, next: [] }, []]
+        : await Promise.all([
+            this.runs.atAGlance(
+              new Date(at.getTime() - windowMs),
+              new Date(at.getTime() - OVERVIEW.lateAfterSeconds * 1000),
+              OVERVIEW.countLimit,
+              teams,
+            ),
+            this.jobs.dueWithin(windowMs, OVERVIEW.listed, OVERVIEW.countLimit, teams),
+            this.history.failingRepeatedly(OVERVIEW.failuresInRow, OVERVIEW.listed, OVERVIEW.failedAttemptsRead, teams),
+          ]);
     return {
       at,
       since: new Date(at.getTime() - windowMs),
@@ -83,14 +89,17 @@ export class OverviewService {
     };
   }
 
-  /** The runs of the window by bucket, and how many waited and ran at the end of each. */
-  async activity(window: ActivityWindow): Promise<Activity> {
+  /** The runs of the window by bucket, and how many waited and ran at the end of each (of `teams` only, when given). */
+  async activity(window: ActivityWindow, teams?: readonly string[]): Promise<Activity> {
     const at = this.clock.now();
     const buckets = activityBuckets(window, at);
-    const [outcomes, changes] = await Promise.all([
-      this.activityReads.outcomes(buckets),
-      this.activityReads.levelChanges(buckets, at),
-    ]);
+    const [outcomes, changes] =
+      teams?.length === 0
+        ? [[], []]
+        : await Promise.all([
+            this.activityReads.outcomes(buckets, teams),
+            this.activityReads.levelChanges(buckets, at, teams),
+          ]);
     return {
       window,
       at,
@@ -101,4 +110,18 @@ export class OverviewService {
       levels: levelSamples(buckets, changes, at),
     };
   }
+}
+
+/** No run at all. */
+function noRuns(): RunsAtAGlance {
+  return {
+    createdSince: Object.fromEntries(EXECUTION_STATUSES.map((status) => [status, 0])) as Record<
+      ExecutionStatus,
+      number
+    >,
+    queued: 0,
+    running: 0,
+    late: 0,
+    oldestQueuedDueAt: null,
+  };
 }

@@ -19,12 +19,21 @@ export interface StartedExecution {
   finishedAt: Date | null;
 }
 
-/** A read model of this module: the executions that run now on some workers, and those a worker ran. */
+/**
+ * A read model of this module: the executions that run now on some workers, and those a worker
+ * ran; of these teams' jobs only, when `teams` is given.
+ */
 export abstract class RunningExecutions {
   /** The RUNNING executions held by any of the workers, oldest start first. */
-  abstract onWorkers(workerIds: readonly string[]): Promise<RunningExecution[]>;
+  abstract onWorkers(workerIds: readonly string[], teams?: readonly string[]): Promise<RunningExecution[]>;
   /** The executions the worker held at some time in [from, to), by start, at most `limit`. */
-  abstract heldBetween(workerId: string, from: Date, to: Date, limit: number): Promise<StartedExecution[]>;
+  abstract heldBetween(
+    workerId: string,
+    from: Date,
+    to: Date,
+    limit: number,
+    teams?: readonly string[],
+  ): Promise<StartedExecution[]>;
 }
 
 /** What each worker runs now, with its jobs' names: bound to the workers module's WorkerRuns. */
@@ -37,8 +46,8 @@ export class WorkerRunsFromExecutions extends WorkerRunsSource {
     super();
   }
 
-  async runningOn(workerIds: readonly string[]): Promise<Map<string, HeldRun[]>> {
-    const runs = workerIds.length === 0 ? [] : await this.running.onWorkers(workerIds);
+  async runningOn(workerIds: readonly string[], teams?: readonly string[]): Promise<Map<string, HeldRun[]>> {
+    const runs = workerIds.length === 0 || teams?.length === 0 ? [] : await this.running.onWorkers(workerIds, teams);
     const names = await this.jobs.namesOf([...new Set(runs.map((run) => run.jobId))]);
     const held = new Map<string, HeldRun[]>();
     for (const { workerId, id, jobId, startedAt } of runs) {
@@ -49,8 +58,15 @@ export class WorkerRunsFromExecutions extends WorkerRunsSource {
     return held;
   }
 
-  async heldBetween(workerId: string, from: Date, to: Date, limit: number): Promise<LaneRun[]> {
-    const runs = await this.running.heldBetween(workerId, from, to, limit);
+  async heldBetween(
+    workerId: string,
+    from: Date,
+    to: Date,
+    limit: number,
+    teams?: readonly string[],
+  ): Promise<LaneRun[]> {
+    if (teams?.length === 0) return [];
+    const runs = await this.running.heldBetween(workerId, from, to, limit, teams);
     const names = await this.jobs.namesOf([...new Set(runs.map((run) => run.jobId))]);
     return runs.map((run) => ({ ...run, jobName: names.get(run.jobId) ?? null }));
   }

@@ -14,5 +14,11 @@ export interface RunsAtAGlance {
 
 /** A read model of this module: counts of executions by index ranges, each bounded. */
 export abstract class RunsOverview {
-  abstract atAGlance(windowStart: Date, lateBefore: Date, countLimit: number): Promise<RunsAtAGlance>;
+  /** Of the runs of these teams' jobs only, when `teams` is given. */
+  abstract atAGlance(
+    windowStart: Date,
+    lateBefore: Date,
+    countLimit: number,
+    teams?: readonly string[],
+  ): Promise<RunsAtAGlance>;
 }

@@ -15,8 +15,8 @@ import {
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { actorName, type Principal } from '../../shared/domain/principal.js';
-import { Caller, MinRole } from '../../shared/http/access.decorators.js';
+import { actorName, teamsToShow, type Principal } from '../../shared/domain/principal.js';
+import { Caller, MinRole, OwnedBy, TeamFiltered } from '../../shared/http/access.decorators.js';
 import { Clock } from '../../shared/domain/clock.js';
 import { DomainError } from '../../shared/domain/domain-errors.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
@@ -93,6 +93,7 @@ export class ExecutionsController implements BeforeApplicationShutdown {
   }
 
   @Post('jobs/:id/executions')
+  @OwnedBy('job')
   @MinRole('operator')
   @Audited('execution.triggered')
   @ApiOperation({
@@ -109,6 +110,7 @@ export class ExecutionsController implements BeforeApplicationShutdown {
   }
 
   @Post('jobs/:id/backfill')
+  @OwnedBy('job')
   @MinRole('operator')
   @Audited('execution.backfilled')
   @ApiOperation({
@@ -124,16 +126,19 @@ export class ExecutionsController implements BeforeApplicationShutdown {
   }
 
   @Get('executions')
-  @ApiOperation({ summary: 'List executions, newest first' })
+  @TeamFiltered()
+  @ApiOperation({ summary: "List the executions of the caller's teams' jobs, newest first" })
   @ApiOkResponse({ type: ExecutionPageResponse })
   @ApiErrors(400)
   @Header('Content-Type', JSON_CONTENT)
-  async list(@Query() query: ListExecutionsQuery): Promise<string> {
-    const page = await this.executions.listJson(query.toFilter(), query.toPageRequest());
+  async list(@Query() query: ListExecutionsQuery, @Caller() caller: Principal): Promise<string> {
+    const filter = { ...query.toFilter(), teams: teamsToShow(caller, query.team) };
+    const page = await this.executions.listJson(filter, query.toPageRequest());
     return `{"items":[${page.items.join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}}`;
   }
 
   @Get('executions/:id')
+  @OwnedBy('execution')
   @ApiOperation({ summary: 'Read an execution' })
   @ApiOkResponse({ type: ExecutionResponse })
   @ApiErrors(400, 404)
@@ -143,6 +148,7 @@ export class ExecutionsController implements BeforeApplicationShutdown {
   }
 
   @Get('executions/:id/cancellation')
+  @OwnedBy('execution')
   @ApiOperation({
     summary: 'Who cancelled a cancelled run, and when',
     description:
@@ -159,6 +165,7 @@ export class ExecutionsController implements BeforeApplicationShutdown {
   }
 
   @Get('executions/:id/output')
+  @OwnedBy('execution')
   @ApiOperation({
     summary: 'What the command printed',
     description:
@@ -176,6 +183,7 @@ export class ExecutionsController implements BeforeApplicationShutdown {
    * the id is known the reply is hijacked: Fastify leaves the raw response to this handler.
    */
   @Get('executions/:id/output/stream')
+  @OwnedBy('execution')
   @ApiOperation({
     summary: 'Follow what the command prints, as server-sent events',
     description: OUTPUT_STREAM_DESCRIPTION,
@@ -218,6 +226,7 @@ export class ExecutionsController implements BeforeApplicationShutdown {
   }
 
   @Post('executions/:id/start')
+  @OwnedBy('execution')
   @MinRole('operator')
   @Audited('execution.started')
   @HttpCode(200)
@@ -232,6 +241,7 @@ export class ExecutionsController implements BeforeApplicationShutdown {
   }
 
   @Post('executions/:id/succeed')
+  @OwnedBy('execution')
   @MinRole('operator')
   @Audited('execution.succeeded')
   @HttpCode(200)
@@ -246,6 +256,7 @@ export class ExecutionsController implements BeforeApplicationShutdown {
   }
 
   @Post('executions/:id/fail')
+  @OwnedBy('execution')
   @MinRole('operator')
   @Audited('execution.failed')
   @HttpCode(200)
@@ -261,6 +272,7 @@ export class ExecutionsController implements BeforeApplicationShutdown {
   }
 
   @Post('executions/:id/cancel')
+  @OwnedBy('execution')
   @MinRole('operator')
   @Audited('execution.cancelled')
   @HttpCode(200)

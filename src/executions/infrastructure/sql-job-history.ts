@@ -10,9 +10,11 @@ import { FailingJob, JobExecutionStats, JobHistory } from '../application/job-hi
  * are the runs that failed: an attempt whose retry is queued, runs or was cancelled ended no
  * failed run. A job with at least $1 such runs is listed, most first.
  */
-const FAILING_RUNS = `SELECT o.job_id, streak.runs, o.failures_in_row > $3 AS at_least, o.last_finished_at
+const failingRuns = (
+  ofTeams = '',
+) => `SELECT o.job_id, streak.runs, o.failures_in_row > $3 AS at_least, o.last_finished_at
   FROM (SELECT job_id, failures_in_row, last_finished_at FROM job_outcomes
-         WHERE failures_in_row >= $1 AND failures_in_row > 0
+         WHERE failures_in_row >= $1 AND failures_in_row > 0${ofTeams}
          ORDER BY failures_in_row DESC, job_id LIMIT $2) AS o
   CROSS JOIN LATERAL (
     SELECT count(*)::int AS runs
@@ -25,6 +27,10 @@ const FAILING_RUNS = `SELECT o.job_id, streak.runs, o.failures_in_row > $3 AS at
   ) AS streak
  WHERE streak.runs >= $1
  ORDER BY streak.runs DESC, o.last_finished_at DESC, o.job_id`;
+
+const FAILING_RUNS = failingRuns();
+/** As FAILING_RUNS, of the jobs of the teams $4 only. */
+const FAILING_RUNS_OF_TEAMS = failingRuns(` AND job_id IN (SELECT id FROM jobs WHERE team = ANY ($4::text[]))`);
 
 /**
  * job_outcomes_failing_idx holds the jobs with failed attempts since their last success; as in
@@ -135,10 +141,15 @@ export class SqlJobHistory extends JobHistory {
     return rows.map((row) => row.job_id);
   }
 
-  async failingRepeatedly(minInRow: number, candidates: number, attemptsRead: number): Promise<FailingJob[]> {
+  async failingRepeatedly(
+    minInRow: number,
+    candidates: number,
+    attemptsRead: number,
+    teams?: readonly string[],
+  ): Promise<FailingJob[]> {
     const rows = await this.db.rows<{ job_id: string; runs: number; at_least: boolean; last_finished_at: Date }>(
-      FAILING_RUNS,
-      [minInRow, candidates, attemptsRead],
+      teams ? FAILING_RUNS_OF_TEAMS : FAILING_RUNS,
+      teams ? [minInRow, candidates, attemptsRead, teams] : [minInRow, candidates, attemptsRead],
     );
     return rows.map((row) => ({
       jobId: row.job_id,

@@ -3,24 +3,35 @@ import { Database } from '../../shared/infrastructure/database.js';
 import { RunningExecution, RunningExecutions, StartedExecution } from '../application/running-executions.js';
 
 /** The running ones are few (each worker's concurrency at most): executions_running_idx holds only them. */
-const ON_WORKERS = `SELECT id, job_id AS "jobId", worker_id AS "workerId", started_at AS "startedAt"
+const onWorkers = (ofTeams = '') => `SELECT id, job_id AS "jobId", worker_id AS "workerId", started_at AS "startedAt"
   FROM executions
- WHERE status = 'RUNNING' AND worker_id = ANY($1::text[])
+ WHERE status = 'RUNNING' AND worker_id = ANY($1::text[])${ofTeams}
  ORDER BY started_at, id`;
+
+const ON_WORKERS = onWorkers();
+/** As ON_WORKERS, of the jobs of the teams $2. */
+const ON_WORKERS_OF_TEAMS = onWorkers(` AND job_id IN (SELECT id FROM jobs WHERE team = ANY ($2::text[]))`);
 
 /**
  * What a worker held in [$2, $3): its finished runs that ended after the window's start (by
  * executions_worker_finished_idx, so only the recent end of the history is read) and started
  * before its end, and what it runs now. A run that began before the window is in it while it ran.
  */
-export const HELD_BETWEEN = `SELECT id, job_id AS "jobId", status, started_at AS "startedAt", finished_at AS "finishedAt"
+const heldBetween = (
+  ofTeams = '',
+) => `SELECT id, job_id AS "jobId", status, started_at AS "startedAt", finished_at AS "finishedAt"
   FROM (SELECT id, job_id, status, started_at, finished_at FROM executions
          WHERE worker_id = $1 AND finished_at IS NOT NULL AND finished_at > $2 AND started_at < $3
         UNION ALL
         SELECT id, job_id, status, started_at, finished_at FROM executions
-         WHERE status = 'RUNNING' AND worker_id = $1 AND started_at < $3) AS held
+         WHERE status = 'RUNNING' AND worker_id = $1 AND started_at < $3) AS held${ofTeams}
  ORDER BY started_at, id
  LIMIT $4`;
+
+export const HELD_BETWEEN = heldBetween();
+/** As HELD_BETWEEN, of the jobs of the teams $5: the limit counts only theirs. */
+export const HELD_BETWEEN_OF_TEAMS = heldBetween(`
+ WHERE job_id IN (SELECT id FROM jobs WHERE team = ANY ($5::text[]))`);
 
 @Injectable()
 export class SqlRunningExecutions extends RunningExecutions {
@@ -28,11 +39,21 @@ export class SqlRunningExecutions extends RunningExecutions {
     super();
   }
 
-  onWorkers(workerIds: readonly string[]): Promise<RunningExecution[]> {
-    return this.db.rows<RunningExecution>(ON_WORKERS, [workerIds]);
+  onWorkers(workerIds: readonly string[], teams?: readonly string[]): Promise<RunningExecution[]> {
+    return teams
+      ? this.db.rows<RunningExecution>(ON_WORKERS_OF_TEAMS, [workerIds, teams])
+      : this.db.rows<RunningExecution>(ON_WORKERS, [workerIds]);
   }
 
-  heldBetween(workerId: string, from: Date, to: Date, limit: number): Promise<StartedExecution[]> {
-    return this.db.rows<StartedExecution>(HELD_BETWEEN, [workerId, from, to, limit]);
+  heldBetween(
+    workerId: string,
+    from: Date,
+    to: Date,
+    limit: number,
+    teams?: readonly string[],
+  ): Promise<StartedExecution[]> {
+    return teams
+      ? this.db.rows<StartedExecution>(HELD_BETWEEN_OF_TEAMS, [workerId, from, to, limit, teams])
+      : this.db.rows<StartedExecution>(HELD_BETWEEN, [workerId, from, to, limit]);
   }
 }

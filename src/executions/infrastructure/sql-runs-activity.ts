@@ -11,9 +11,12 @@ const bucketOf = (at: string) => `date_bin($3::interval, ${at}, $1)`;
  * By executions_status_newest_idx: a range of created_at per status, from the index alone in
  * the history (a run moved there at its end is all-visible once vacuumed).
  */
-const OUTCOMES = `SELECT ${bucketOf('created_at')} AS bucket, status, count(*)::int AS runs
-  FROM executions WHERE status = ANY($4) AND created_at >= $1 AND created_at < $2
+const outcomes = (ofTeams = '') => `SELECT ${bucketOf('created_at')} AS bucket, status, count(*)::int AS runs
+  FROM executions WHERE status = ANY($4) AND created_at >= $1 AND created_at < $2${ofTeams}
   GROUP BY 1, 2`;
+
+/** The runs of the jobs of the teams $5, in the same ranges: each row's job is looked up among theirs. */
+const OF_TEAMS = ` AND job_id IN (SELECT id FROM jobs WHERE team = ANY ($5::text[]))`;
 
 const FINAL = [ExecutionStatus.SUCCEEDED, ExecutionStatus.FAILED, ExecutionStatus.CANCELLED];
 
@@ -26,12 +29,12 @@ const FINAL = [ExecutionStatus.SUCCEEDED, ExecutionStatus.FAILED, ExecutionStatu
  * from its start to its end. A change before the window counts in its first bucket; one after `now`
  * ($2) has not happened yet.
  */
-const LEVEL_CHANGES = `WITH lives AS (
+const levelChanges = (ofTeams = '') => `WITH lives AS (
     SELECT greatest(created_at, due_at) AS waits, coalesce(started_at, finished_at) AS waited, started_at, finished_at
-      FROM executions WHERE status IN ('QUEUED', 'RUNNING')
+      FROM executions WHERE status IN ('QUEUED', 'RUNNING')${ofTeams}
     UNION ALL
     SELECT greatest(created_at, due_at), coalesce(started_at, finished_at), started_at, finished_at
-      FROM executions WHERE status = ANY($4) AND finished_at >= $1 AND finished_at <= $2
+      FROM executions WHERE status = ANY($4) AND finished_at >= $1 AND finished_at <= $2${ofTeams}
   ), changes (at, queued, running) AS (
     SELECT waits, 1, 0 FROM lives WHERE waited IS NULL OR waited > waits
     UNION ALL SELECT waited, -1, 0 FROM lives WHERE waited > waits
@@ -42,6 +45,11 @@ const LEVEL_CHANGES = `WITH lives AS (
     FROM changes WHERE at <= $2
    GROUP BY 1`;
 
+const OUTCOMES = outcomes();
+const OUTCOMES_OF_TEAMS = outcomes(OF_TEAMS);
+const LEVEL_CHANGES = levelChanges();
+const LEVEL_CHANGES_OF_TEAMS = levelChanges(OF_TEAMS);
+
 const step = (buckets: ActivityBuckets) => `${buckets.stepMs} milliseconds`;
 
 @Injectable()
@@ -50,16 +58,17 @@ export class SqlRunsActivity extends RunsActivity {
     super();
   }
 
-  outcomes(buckets: ActivityBuckets): Promise<OutcomeCount[]> {
-    return this.db.rows<OutcomeCount>(OUTCOMES, [
-      buckets.since,
-      buckets.until,
-      step(buckets),
-      Object.values(ExecutionStatus),
-    ]);
+  outcomes(buckets: ActivityBuckets, teams?: readonly string[]): Promise<OutcomeCount[]> {
+    const params = [buckets.since, buckets.until, step(buckets), Object.values(ExecutionStatus)];
+    return teams
+      ? this.db.rows<OutcomeCount>(OUTCOMES_OF_TEAMS, [...params, teams])
+      : this.db.rows<OutcomeCount>(OUTCOMES, params);
   }
 
-  levelChanges(buckets: ActivityBuckets, now: Date): Promise<LevelChange[]> {
-    return this.db.rows<LevelChange>(LEVEL_CHANGES, [buckets.since, now, step(buckets), FINAL]);
+  levelChanges(buckets: ActivityBuckets, now: Date, teams?: readonly string[]): Promise<LevelChange[]> {
+    const params = [buckets.since, now, step(buckets), FINAL];
+    return teams
+      ? this.db.rows<LevelChange>(LEVEL_CHANGES_OF_TEAMS, [...params, teams])
+      : this.db.rows<LevelChange>(LEVEL_CHANGES, params);
   }
 }

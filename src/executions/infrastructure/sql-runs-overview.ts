@@ -10,13 +10,20 @@ const bounded = (where: string) =>
 /**
  * One statement; each part reads one index range: executions_status_newest_idx for the window
  * by status, executions_due_idx for the queued ones, executions_running_idx for the running.
+ * `ofTeams` keeps each part to the runs of some teams' jobs: the same ranges, each row's job
+ * looked up among theirs, or each of their jobs' runs by executions_job_newest_idx when they are
+ * few; a count still stops at the bound.
  */
-const AT_A_GLANCE = `SELECT
-  ${EXECUTION_STATUSES.map((status) => `${bounded(`status = '${status}' AND created_at >= $1`)} AS "${status}"`).join(',\n  ')},
-  ${bounded(`status = 'QUEUED'`)} AS queued,
-  ${bounded(`status = 'RUNNING'`)} AS running,
-  ${bounded(`status = 'QUEUED' AND due_at < $2`)} AS late,
-  (SELECT min(due_at) FROM executions WHERE status = 'QUEUED') AS oldest_due`;
+const atAGlance = (ofTeams = '') => `SELECT
+  ${EXECUTION_STATUSES.map((status) => `${bounded(`status = '${status}' AND created_at >= $1${ofTeams}`)} AS "${status}"`).join(',\n  ')},
+  ${bounded(`status = 'QUEUED'${ofTeams}`)} AS queued,
+  ${bounded(`status = 'RUNNING'${ofTeams}`)} AS running,
+  ${bounded(`status = 'QUEUED' AND due_at < $2${ofTeams}`)} AS late,
+  (SELECT min(due_at) FROM executions WHERE status = 'QUEUED'${ofTeams}) AS oldest_due`;
+
+const AT_A_GLANCE = atAGlance();
+/** As AT_A_GLANCE, of the runs of the jobs of the teams $4. */
+const AT_A_GLANCE_OF_TEAMS = atAGlance(` AND job_id IN (SELECT id FROM jobs WHERE team = ANY ($4::text[]))`);
 
 @Injectable()
 export class SqlRunsOverview extends RunsOverview {
@@ -24,12 +31,16 @@ export class SqlRunsOverview extends RunsOverview {
     super();
   }
 
-  async atAGlance(windowStart: Date, lateBefore: Date, countLimit: number): Promise<RunsAtAGlance> {
-    const [row] = await this.db.rows<Record<string, number | Date | null>>(AT_A_GLANCE, [
-      windowStart,
-      lateBefore,
-      countLimit,
-    ]);
+  async atAGlance(
+    windowStart: Date,
+    lateBefore: Date,
+    countLimit: number,
+    teams?: readonly string[],
+  ): Promise<RunsAtAGlance> {
+    const [row] = await this.db.rows<Record<string, number | Date | null>>(
+      teams ? AT_A_GLANCE_OF_TEAMS : AT_A_GLANCE,
+      teams ? [windowStart, lateBefore, countLimit, teams] : [windowStart, lateBefore, countLimit],
+    );
     const count = (name: string) => Number(row?.[name] ?? 0);
     const oldest = row?.oldest_due;
     return {

@@ -65,8 +65,11 @@ export abstract class JobRepository {
    * before it for ALLOW jobs, or the earliest `resumeAt` of a paused one.
    */
   abstract earliestNextRun(leadMs: number): Promise<Date | null>;
-  /** Enabled live jobs due before `until`: counted up to `countLimit`, the first `limit` by next slot. */
-  abstract dueBefore(until: Date, limit: number, countLimit: number): Promise<DueJobs>;
+  /**
+   * Enabled live jobs due before `until` (of `teams` only, when given): counted up to
+   * `countLimit`, the first `limit` by next slot.
+   */
+  abstract dueBefore(until: Date, limit: number, countLimit: number, teams?: readonly string[]): Promise<DueJobs>;
   /** The names of the live jobs whose alert rules name `channel`. */
   abstract namesAlertingTo(channel: string): Promise<string[]>;
   /** For each of `channels` that a live job's rules name: the first `limit` of those jobs by name, and their number. */

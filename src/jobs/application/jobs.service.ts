@@ -104,9 +104,12 @@ export class JobsService {
     });
   }
 
-  /** The enabled jobs whose next slot comes within `withinMs` from now: counted up to `countLimit`, the first `limit`. */
-  dueWithin(withinMs: number, limit: number, countLimit: number): Promise<DueJobs> {
-    return this.jobs.dueBefore(new Date(this.clock.now().getTime() + withinMs), limit, countLimit);
+  /**
+   * The enabled jobs whose next slot comes within `withinMs` from now (of `teams` only, when
+   * given): counted up to `countLimit`, the first `limit`.
+   */
+  dueWithin(withinMs: number, limit: number, countLimit: number, teams?: readonly string[]): Promise<DueJobs> {
+    return this.jobs.dueBefore(new Date(this.clock.now().getTime() + withinMs), limit, countLimit, teams);
   }
 
   /** The names of the live jobs whose alert rules name `channel`. */

@@ -159,18 +159,19 @@ export class SqlJobRepository extends JobRepository {
     return row?.next ?? null;
   }
 
-  /** Both walk jobs_due_idx from its start, the count no further than its bound. */
-  async dueBefore(until: Date, limit: number, countLimit: number): Promise<DueJobs> {
+  /** Both walk jobs_due_idx from its start, the count no further than its bound (other teams' jobs skipped on the way). */
+  async dueBefore(until: Date, limit: number, countLimit: number, teams?: readonly string[]): Promise<DueJobs> {
+    const ofTeams = teams ? ` AND team = ANY ($3::text[])` : '';
     const [counted] = await this.db.rows<{ n: number }>(
       `SELECT count(*)::int AS n FROM (
-         SELECT 1 FROM jobs WHERE enabled AND deleted_at IS NULL AND next_run_at < $1 LIMIT $2) AS due`,
-      [until, countLimit],
+         SELECT 1 FROM jobs WHERE enabled AND deleted_at IS NULL AND next_run_at < $1${ofTeams} LIMIT $2) AS due`,
+      teams ? [until, countLimit, teams] : [until, countLimit],
     );
     const rows = await this.db.rows<JobProps>(
       `SELECT ${SELECTED} FROM jobs
-        WHERE enabled AND deleted_at IS NULL AND next_run_at < $1
+        WHERE enabled AND deleted_at IS NULL AND next_run_at < $1${ofTeams}
         ORDER BY next_run_at LIMIT $2`,
-      [until, limit],
+      teams ? [until, limit, teams] : [until, limit],
     );
     const count = counted?.n ?? 0;
     return { count, atLeast: count >= countLimit, next: rows.map(restore) };

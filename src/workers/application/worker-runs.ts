@@ -16,12 +16,21 @@ export interface LaneRun extends HeldRun {
   finishedAt: Date | null;
 }
 
-/** The runs workers hold and held: implemented by the executions module, which owns the runs. */
+/**
+ * The runs workers hold and held: implemented by the executions module, which owns the runs.
+ * Workers are shared by every team; with `teams`, only the runs of those teams' jobs are answered.
+ */
 export abstract class WorkerRunsSource {
   /** Each worker's RUNNING executions, oldest first; a worker that runs none is absent. */
-  abstract runningOn(workerIds: readonly string[]): Promise<Map<string, HeldRun[]>>;
+  abstract runningOn(workerIds: readonly string[], teams?: readonly string[]): Promise<Map<string, HeldRun[]>>;
   /** The runs the worker held at some time in [from, to), by start, at most `limit`. */
-  abstract heldBetween(workerId: string, from: Date, to: Date, limit: number): Promise<LaneRun[]>;
+  abstract heldBetween(
+    workerId: string,
+    from: Date,
+    to: Date,
+    limit: number,
+    teams?: readonly string[],
+  ): Promise<LaneRun[]>;
 }
 
 /**
@@ -37,12 +46,12 @@ export class WorkerRuns extends WorkerRunsSource {
     this.source = source;
   }
 
-  runningOn(workerIds: readonly string[]): Promise<Map<string, HeldRun[]>> {
-    return this.bound().runningOn(workerIds);
+  runningOn(workerIds: readonly string[], teams?: readonly string[]): Promise<Map<string, HeldRun[]>> {
+    return this.bound().runningOn(workerIds, teams);
   }
 
-  heldBetween(workerId: string, from: Date, to: Date, limit: number): Promise<LaneRun[]> {
-    return this.bound().heldBetween(workerId, from, to, limit);
+  heldBetween(workerId: string, from: Date, to: Date, limit: number, teams?: readonly string[]): Promise<LaneRun[]> {
+    return this.bound().heldBetween(workerId, from, to, limit, teams);
   }
 
   private bound(): WorkerRunsSource {

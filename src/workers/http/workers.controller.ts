@@ -2,6 +2,8 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { LAUNCHER_KINDS, type LauncherKind, OrbitConfig } from '../../config/orbit-config.js';
 import { Clock } from '../../shared/domain/clock.js';
+import { visibleTeams, type Principal } from '../../shared/domain/principal.js';
+import { Caller, TeamFiltered } from '../../shared/http/access.decorators.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { ORBIT_VERSION } from '../../shared/orbit-version.js';
 import { WorkerInfo, WorkerRegistry } from '../application/worker-registry.js';
@@ -26,7 +28,7 @@ export class WorkerResponse {
   startedAt!: string;
   @ApiProperty({ example: '2026-11-30T10:05:00.000Z' })
   lastHeartbeatAt!: string;
-  @ApiProperty({ example: 2, description: 'Commands running at the last heartbeat' })
+  @ApiProperty({ example: 2, description: "Commands running at the last heartbeat, every team's" })
   running!: number;
   @ApiProperty({ example: true, description: 'false once it missed its heartbeats for a whole lease' })
   alive!: boolean;
@@ -56,7 +58,8 @@ export class WorkerResponse {
   cpus!: number | null;
   @ApiProperty({
     type: [HeldRunResponse],
-    description: 'The executions it runs now (RUNNING, held by it), oldest first, each with its job',
+    description:
+      "The executions it runs now (RUNNING, held by it), oldest first, each with its job: of the caller's teams only",
   })
   executions!: HeldRunResponse[];
 }
@@ -78,18 +81,23 @@ export class WorkersController {
   ) {}
 
   @Get()
+  @TeamFiltered()
   @ApiOperation({
     summary: 'Worker processes',
     description:
       'Running workers, and for a day those that stopped heartbeating (alive: false), each with the executions it ' +
-      'runs now. A worker that stopped cleanly is gone.',
+      'runs now. A worker that stopped cleanly is gone. Workers are shared by every team, so every caller sees ' +
+      "them all; the executions listed are those of the caller's teams' jobs only.",
   })
   @ApiOkResponse({ type: WorkerListResponse })
   @ApiErrors()
-  async list(): Promise<WorkerListResponse> {
+  async list(@Caller() caller: Principal): Promise<WorkerListResponse> {
     const now = this.clock.now().getTime();
     const workers = await this.registry.recent(new Date(now - LISTED_FOR_MS));
-    const runs = await this.runs.runningOn(workers.map((w) => w.id));
+    const runs = await this.runs.runningOn(
+      workers.map((w) => w.id),
+      visibleTeams(caller) ?? undefined,
+    );
     return { items: workers.map((w) => workerResponse(w, runs.get(w.id) ?? [], now, this.config.leaseSeconds)) };
   }
 }

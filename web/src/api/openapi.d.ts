@@ -64,7 +64,7 @@ export interface paths {
         };
         /**
          * Worker processes
-         * @description Running workers, and for a day those that stopped heartbeating (alive: false), each with the executions it runs now. A worker that stopped cleanly is gone.
+         * @description Running workers, and for a day those that stopped heartbeating (alive: false), each with the executions it runs now. A worker that stopped cleanly is gone. Workers are shared by every team, so every caller sees them all; the executions listed are those of the caller's teams' jobs only.
          */
         get: operations["WorkersController_list"];
         put?: never;
@@ -121,7 +121,7 @@ export interface paths {
         };
         /**
          * A worker's runs in a window: its lane
-         * @description The runs the worker held at some time in [from, to) (at most 24 hours), running or finished, each with its job, by start; a worker Orbit does not know, or one that ran nothing then, has none.
+         * @description The runs the worker held at some time in [from, to) (at most 24 hours), running or finished, each with its job, by start; a worker Orbit does not know, or one that ran nothing then, has none. Only the runs of the caller's teams' jobs are listed: a worker runs every team's.
          */
         get: operations["WorkerRunsController_list"];
         put?: never;
@@ -621,7 +621,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List executions, newest first */
+        /** List the executions of the caller's teams' jobs, newest first */
         get: operations["ExecutionsController_list"];
         put?: never;
         post?: never;
@@ -793,8 +793,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The whole system at a glance: runs of the last 24 h, what runs and waits now, what is due, what fails
-         * @description Executions created in the last 24 h by status; queued, running and late runs now (queued more than 60 s past due); the jobs due in the next 24 h (the first 10); the jobs whose last 3 or more runs failed. Every count stops at 10000, so the answer stays cheap however many executions there are. What runs now and the recent failures are GET /executions?status=RUNNING and ?status=FAILED; workers are GET /workers.
+         * The caller's teams at a glance: runs of the last 24 h, what runs and waits now, what is due, what fails
+         * @description Executions created in the last 24 h by status; queued, running and late runs now (queued more than 60 s past due); the jobs due in the next 24 h (the first 10); the jobs whose last 3 or more runs failed. Every count stops at 10000, so the answer stays cheap however many executions there are. Only the jobs of the caller's teams and their runs are counted (`team`: of one of them). What runs now and the recent failures are GET /executions?status=RUNNING and ?status=FAILED; workers are GET /workers.
          */
         get: operations["OverviewController_get"];
         put?: never;
@@ -814,7 +814,7 @@ export interface paths {
         };
         /**
          * Runs over the last hour or day by outcome, and how many waited and ran
-         * @description The window in buckets (whole minutes for `hour`, whole UTC hours for `day`), the last one holding now. Per bucket: the executions created in it by their status now (GET /executions?status=&createdFrom=&createdBefore= lists them), and the runs due and waiting for a worker and the runs running at its end, computed from the executions' created, due, started and finished instants.
+         * @description The window in buckets (whole minutes for `hour`, whole UTC hours for `day`), the last one holding now. Per bucket: the executions created in it by their status now (GET /executions?status=&createdFrom=&createdBefore= lists them), and the runs due and waiting for a worker and the runs running at its end, computed from the executions' created, due, started and finished instants. Only the runs of the caller's teams' jobs count (`team`: of one of them).
          */
         get: operations["OverviewController_activity"];
         put?: never;
@@ -1072,7 +1072,7 @@ export interface components {
             /** @example 2026-11-30T10:05:00.000Z */
             lastHeartbeatAt: string;
             /**
-             * @description Commands running at the last heartbeat
+             * @description Commands running at the last heartbeat, every team's
              * @example 2
              */
             running: number;
@@ -1112,7 +1112,7 @@ export interface components {
              * @example 2
              */
             cpus: number | null;
-            /** @description The executions it runs now (RUNNING, held by it), oldest first, each with its job */
+            /** @description The executions it runs now (RUNNING, held by it), oldest first, each with its job: of the caller's teams only */
             executions: components["schemas"]["HeldRunResponse"][];
         };
         WorkerListResponse: {
@@ -5799,6 +5799,8 @@ export interface operations {
                 cursor?: string;
                 /** @description Only executions of this job (also of a deleted one) */
                 jobId?: string;
+                /** @description Only the executions of this team's jobs (one of the caller's) */
+                team?: string;
                 status?: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
                 /** @description Only the retries of this execution (its next attempt) */
                 retryOf?: string;
@@ -6454,7 +6456,10 @@ export interface operations {
     };
     OverviewController_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only the jobs and runs of this team (one of the caller's) */
+                team?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6467,6 +6472,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OverviewResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description No bearer token, or an unknown or revoked one */
@@ -6501,6 +6515,8 @@ export interface operations {
     OverviewController_activity: {
         parameters: {
             query?: {
+                /** @description Only the jobs and runs of this team (one of the caller's) */
+                team?: string;
                 /** @description hour: the last 60 minutes, by the minute; day: the last 24 hours, by the hour */
                 window?: "hour" | "day";
             };

@@ -3,10 +3,11 @@ import { IsIn, IsOptional } from 'class-validator';
 import { ACTIVITY_WINDOWS, type ActivityWindow } from '../../domain/activity.js';
 import type { Activity } from '../../application/overview.service.js';
 import { ExecutionCountsResponse } from '../../../jobs/http/dto/job.response.js';
+import { OverviewQuery } from './overview.query.js';
 
 const WINDOWS = Object.keys(ACTIVITY_WINDOWS) as ActivityWindow[];
 
-export class ActivityQuery {
+export class ActivityQuery extends OverviewQuery {
   @ApiPropertyOptional({
     enum: WINDOWS,
     default: 'hour',

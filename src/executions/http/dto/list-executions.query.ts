@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEnum, IsOptional, IsUUID, Matches } from 'class-validator';
+import { IsEnum, IsOptional, IsString, IsUUID, Matches } from 'class-validator';
 import { InvalidArgumentError } from '../../../shared/domain/domain-errors.js';
 import { IsInstant } from '../../../shared/http/iso-instant.js';
 import { ListQueryDto } from '../../../shared/http/list-query.dto.js';
@@ -11,6 +11,14 @@ export class ListExecutionsQuery extends ListQueryDto {
   @IsOptional()
   @IsUUID('all')
   jobId?: string;
+
+  @ApiPropertyOptional({
+    example: 'payments',
+    description: "Only the executions of this team's jobs (one of the caller's)",
+  })
+  @IsOptional()
+  @IsString()
+  team?: string;
 
   @ApiPropertyOptional({ enum: ExecutionStatus })
   @IsOptional()
@@ -49,6 +57,7 @@ export class ListExecutionsQuery extends ListQueryDto {
   @IsInstant('createdBefore')
   createdBefore?: string;
 
+  /** The filter but for the teams, which the caller decides (see teamsToShow). */
   toFilter(): ExecutionFilter {
     const createdFrom = this.createdFrom === undefined ? undefined : new Date(this.createdFrom);
     const createdBefore = this.createdBefore === undefined ? undefined : new Date(this.createdBefore);
