@@ -57,7 +57,7 @@ describe("the dashboard: the header's team filter, and a job's team", () => {
     expect(await accessibilityProblems(page)).toEqual([]);
 
     // every list the filter narrows takes the team: none of its pages shows a refusal
-    for (const path of ['/executions', '/channels', '/concurrency-groups', '/audit']) {
+    for (const path of ['/', '/executions', '/channels', '/concurrency-groups', '/audit']) {
       await page.goto(`${baseUrl}/ui${path}`);
       await page.getByRole('heading', { level: 1 }).waitFor();
       await waitFor(async () => ((await page.locator('.loading').count()) === 0 ? true : undefined), `${path} loaded`);

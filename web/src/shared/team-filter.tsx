@@ -9,8 +9,16 @@ import { api, ok, type Me } from '../api/client';
  */
 const KEY = 'orbit.team';
 
-/** The list endpoints that take `team` (a test holds them to the API's document). */
-export const TEAM_LISTS = ['/jobs', '/executions', '/channels', '/concurrency-groups', '/audit'] as const;
+/** The list endpoints that take `team` (the dashboard's team test opens each of their pages with a team chosen). */
+export const TEAM_LISTS = [
+  '/jobs',
+  '/executions',
+  '/overview',
+  '/overview/activity',
+  '/channels',
+  '/concurrency-groups',
+  '/audit',
+] as const;
 
 let chosen: string | null = sessionStorage.getItem(KEY);
 
