@@ -5,7 +5,7 @@ import { Clock } from '../../shared/domain/clock.js';
 import { InvalidArgumentError, NotFoundError } from '../../shared/domain/domain-errors.js';
 import type { Principal } from '../../shared/domain/principal.js';
 import { hashSecret } from '../domain/api-token.js';
-import { claimsOfPerson, DEFAULT_TEAM, PersonClaims, personKeys, personPrincipal } from '../domain/person.js';
+import { claimsOfPerson, DEFAULT_TEAM, PersonClaims } from '../domain/person.js';
 import { roleInTeam } from '../domain/team-access.js';
 import { newSessionSecret, SessionLifetimes, sessionLive, sessionNeedsTouch } from '../domain/session.js';
 import { OidcIssuer, SignInRefused } from './oidc-issuer.js';
@@ -222,8 +222,7 @@ export class PeopleService {
     if (!(await this.people.removeUser(id, this.clock.now()))) throw new NotFoundError(`User ${id} not found`);
   }
 
-  private async principal(person: PersonClaims & { userId: string | null }, via: Principal['via']): Promise<Principal> {
-    const grants = await this.teams.grantsFor(person.groups, personKeys(person));
-    return personPrincipal(person, grants, this.config.adminGroups, via);
+  private principal(person: PersonClaims & { userId: string | null }, via: Principal['via']): Promise<Principal> {
+    return this.teams.personAsCaller(person, this.config.adminGroups, via);
   }
 }

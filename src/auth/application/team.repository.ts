@@ -1,4 +1,5 @@
-import type { Grant } from '../domain/person.js';
+import type { Principal } from '../../shared/domain/principal.js';
+import { Grant, PersonClaims, personKeys, personPrincipal } from '../domain/person.js';
 
 export interface Team {
   name: string;
@@ -17,4 +18,13 @@ export abstract class TeamRepository {
   abstract replaceGrants(team: string, grants: Grant[]): Promise<void>;
   /** The grants that name one of these groups or one of these people (by email or user name, as stored: lower case). */
   abstract grantsFor(groups: string[], personKeys: string[]): Promise<Grant[]>;
+
+  /** The caller a person is now: what today's grants give them (an Orbit admin when in one of `adminGroups`). */
+  async personAsCaller(
+    person: PersonClaims & { userId: string | null },
+    adminGroups: readonly string[],
+    via: Principal['via'],
+  ): Promise<Principal> {
+    return personPrincipal(person, await this.grantsFor(person.groups, personKeys(person)), adminGroups, via);
+  }
 }

@@ -7,7 +7,7 @@ import { ForbiddenError, InvalidArgumentError, NotFoundError } from '../../share
 import { ApiToken, hashSecret } from '../domain/api-token.js';
 import { Principal } from '../../shared/domain/principal.js';
 import { Role, roleIncludes, ROLES, weakerRole } from '../../shared/domain/role.js';
-import { DEFAULT_TEAM, personKeys, personPrincipal } from '../domain/person.js';
+import { DEFAULT_TEAM } from '../domain/person.js';
 import { canSeeTeam, checkTeamName, roleInTeam } from '../domain/team-access.js';
 import { PeopleRepository } from './people.repository.js';
 import { TeamRepository } from './team.repository.js';
@@ -188,8 +188,7 @@ export class TokensService {
   private async personal(token: ApiToken, userId: string, team: string): Promise<Principal | null> {
     const user = await this.people.findUser(userId);
     if (!user || user.removedAt) return null;
-    const grants = await this.teams.grantsFor(user.groups, personKeys(user));
-    const person = personPrincipal({ ...user, userId }, grants, this.config.adminGroups, 'bearer');
+    const person = await this.teams.personAsCaller({ ...user, userId }, this.config.adminGroups, 'bearer');
     const held = roleInTeam(person, team);
     if (!held) return null;
     const role = weakerRole(held, token.role);
