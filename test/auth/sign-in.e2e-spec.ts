@@ -361,7 +361,7 @@ describe('sign-in through an OIDC issuer', () => {
       const ids = async (token: string) =>
         (await http().get('/jobs').set(as(token)).expect(200)).body.items.map((j: { id: string }) => j.id);
       expect(await ids(payments.body.token)).toEqual([]);
-      expect(await ids(inDefault.body.token)).toEqual([job.body.id]);
+      expect(await ids(inDefault.body.token)).toContain(job.body.id);
       expect((await http().get(`/jobs/${job.body.id}`).set(as(payments.body.token))).status).toBe(404);
       clock.advance(2 * 86_400_000);
       expect((await http().get('/jobs').set(as(inDefault.body.token))).status).toBe(401);
