@@ -3,6 +3,8 @@ import { type ApiClient, CliError } from './api-client.js';
 export interface Job {
   id: string;
   name: string;
+  /** The team that owns it (null: a deleted job whose team is gone). */
+  team: string | null;
   [field: string]: unknown;
 }
 

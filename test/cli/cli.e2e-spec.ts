@@ -2,6 +2,7 @@ import { adminCases } from './cases/admin.js';
 import { applyCases } from './cases/apply.js';
 import { jobsCases } from './cases/jobs.js';
 import { runsCases } from './cases/runs.js';
+import { teamCases } from './cases/teams.js';
 import { harness } from './harness.js';
 import { HelpCommand, helpTree, notExercised } from './help-tree.js';
 import { ranArgs } from './support.js';
@@ -17,6 +18,7 @@ describe('the orbit command line, against a real Orbit', () => {
   jobsCases(h);
   runsCases(h);
   adminCases(h);
+  teamCases(h);
 
   describe('help', () => {
     let tree: HelpCommand;

@@ -3,7 +3,7 @@ import { TransactionRunner } from '../../shared/application/transaction-runner.j
 import { AppliedJobs } from './applied-jobs.js';
 import { ChannelsSection } from './channels-section.js';
 import { JobsSection } from './jobs-section.js';
-import { ApplySection, PlanItem } from './plan.js';
+import { ApplyScope, ApplySection, PlanItem } from './plan.js';
 
 /** An orbit file: entries by name, per section. */
 export type OrbitFile = Readonly<Record<string, Readonly<Record<string, object>> | undefined>>;
@@ -16,8 +16,9 @@ class DryRun extends Error {
 }
 
 /**
- * Makes Orbit match an orbit file in one transaction: all of it or none of it. A dry run does
- * the same work and rolls it back, so its plan is what the apply would do, refusals included.
+ * Makes a team's resources match an orbit file in one transaction: all of it or none of it. A
+ * dry run does the same work and rolls it back, so its plan is what the apply would do,
+ * refusals included.
  */
 @Injectable()
 export class ApplyService {
@@ -33,15 +34,14 @@ export class ApplyService {
     this.sections = [channels, jobs];
   }
 
-  /** `actor`: the name of the token that applies it. */
-  async apply(file: OrbitFile, options: { dryRun: boolean; prune: boolean; actor: string }): Promise<PlanItem[]> {
+  async apply(file: OrbitFile, options: ApplyScope & { dryRun: boolean }): Promise<PlanItem[]> {
+    const { dryRun, ...scope } = options;
     try {
       return await this.transactions.run(async () => {
         await this.applied.lock();
         const plan: PlanItem[] = [];
-        for (const section of this.sections)
-          plan.push(...(await section.apply(file[section.key] ?? {}, options.prune, options.actor)));
-        if (options.dryRun) throw new DryRun(plan);
+        for (const section of this.sections) plan.push(...(await section.apply(file[section.key] ?? {}, scope)));
+        if (dryRun) throw new DryRun(plan);
         return plan;
       });
     } catch (error) {
@@ -50,10 +50,13 @@ export class ApplyService {
     }
   }
 
-  /** The stored state as an orbit file: applied back, it changes nothing. */
-  async current(): Promise<Record<string, Record<string, object>>> {
+  /**
+   * The stored state of `teams` (undefined: every team's) as an orbit file: applied back to its
+   * team, it changes nothing.
+   */
+  async current(teams?: readonly string[]): Promise<Record<string, Record<string, object>>> {
     const file: Record<string, Record<string, object>> = {};
-    for (const section of this.sections) file[section.key] = await section.current();
+    for (const section of this.sections) file[section.key] = await section.current(teams);
     return file;
   }
 }

@@ -3,8 +3,11 @@ import { ChannelsService } from '../../alerts/application/channels.service.js';
 import { Channel, ChannelInput } from '../../alerts/domain/channel.js';
 import { maskedUrl } from '../../alerts/domain/masked-url.js';
 import { Clock } from '../../shared/domain/clock.js';
+import { ConflictError, InvalidArgumentError } from '../../shared/domain/domain-errors.js';
+import { DEFAULT_TEAM } from '../../shared/domain/principal.js';
 import { changedFields, FieldChange } from '../../shared/application/field-changes.js';
-import { ApplySection, forEachEntry, PlanItem, uniqueNames } from './plan.js';
+import { TeamOwners } from '../../shared/application/team-owners.js';
+import { ApplyScope, ApplySection, forEachEntry, PlanItem, uniqueNames } from './plan.js';
 
 /** A channel of the file: every field of POST /channels but the name, which is its key. */
 type ChannelEntry = Omit<ChannelInput, 'name'>;
@@ -15,7 +18,9 @@ const SECRET_SHOWN = '(secret)';
 /**
  * The channels the file's jobs alert to, applied before the jobs so that their rules find
  * them. The file is the whole channel: a webhook without `secret` has none. Channels are
- * never pruned (jobs the file does not name may alert to them).
+ * never pruned (jobs the file does not name may alert to them). The file is compared with its
+ * team's channels only; the channels service makes a channel in the team `default`, so a file
+ * of another team may update its team's channels but not create one.
  */
 @Injectable()
 export class ChannelsSection extends ApplySection {
@@ -23,14 +28,15 @@ export class ChannelsSection extends ApplySection {
 
   constructor(
     private readonly channels: ChannelsService,
+    private readonly owners: TeamOwners,
     private readonly clock: Clock,
   ) {
     super();
   }
 
-  async apply(entries: Readonly<Record<string, ChannelEntry>>): Promise<PlanItem[]> {
+  async apply(entries: Readonly<Record<string, ChannelEntry>>, { team }: ApplyScope): Promise<PlanItem[]> {
     uniqueNames(this.key, Object.keys(entries));
-    const stored = new Map((await this.channels.all()).map((channel) => [channel.name, channel]));
+    const stored = new Map((await this.of([team])).map((channel) => [channel.name, channel]));
     return forEachEntry(this.key, entries, async (key, entry): Promise<PlanItem> => {
       const input: ChannelInput = {
         allJobs: null,
@@ -40,7 +46,7 @@ export class ChannelsSection extends ApplySection {
       };
       const channel = stored.get(key.trim());
       if (!channel) {
-        const created = await this.channels.create(input);
+        const created = await this.create(key.trim(), input, team);
         return { section: this.key, name: created.name, action: 'create', changes: [] };
       }
       const desired = Channel.restore(channel.toProps());
@@ -61,8 +67,8 @@ export class ChannelsSection extends ApplySection {
    * query may be one) and `${ORBIT_CHANNEL_<NAME>_SECRET}` for the CLI to fill in. A placeholder
    * applied unfilled is refused as a URL or a secret, so it never replaces the stored value.
    */
-  async current(): Promise<Record<string, object>> {
-    const channels = (await this.channels.all()).sort((a, b) => a.name.localeCompare(b.name));
+  async current(teams?: readonly string[]): Promise<Record<string, object>> {
+    const channels = (await this.of(teams)).sort((a, b) => a.name.localeCompare(b.name));
     return Object.fromEntries(
       channels.map((channel) => {
         const variable = `ORBIT_CHANNEL_${channel.name.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}`;
@@ -80,6 +86,38 @@ export class ChannelsSection extends ApplySection {
         return [channel.name, { type: settings.type, ...fields, ...allJobs }];
       }),
     );
+  }
+
+  /** A new channel, which the channels service makes in the team `default`; a name another team's channel has is taken. */
+  private async create(name: string, input: ChannelInput, team: string): Promise<Channel> {
+    if (team !== DEFAULT_TEAM) {
+      throw new InvalidArgumentError(
+        `apply makes new channels in the team ${DEFAULT_TEAM} only, and this file applies to ${team}`,
+      );
+    }
+    try {
+      return await this.channels.create(input);
+    } catch (error) {
+      if (error instanceof ConflictError && error.field === 'name') {
+        throw new ConflictError(
+          `the name '${name}' is taken by a channel of another team (channel names are unique across teams)`,
+          'name',
+        );
+      }
+      throw error;
+    }
+  }
+
+  /** The channels of `teams` (undefined: every team's). */
+  private async of(teams?: readonly string[]): Promise<Channel[]> {
+    const channels = await this.channels.all();
+    if (teams === undefined) return channels;
+    const kept: Channel[] = [];
+    for (const channel of channels) {
+      const team = await this.owners.teamOf('channel', channel.id);
+      if (typeof team === 'string' && teams.includes(team)) kept.push(channel);
+    }
+    return kept;
   }
 }
 

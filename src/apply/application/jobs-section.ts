@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { decodeCursor } from '../../shared/application/page.js';
 import { Clock } from '../../shared/domain/clock.js';
+import { ConflictError } from '../../shared/domain/domain-errors.js';
 import { JobsService } from '../../jobs/application/jobs.service.js';
 import { Job, JobSettings, NewJob } from '../../jobs/domain/job.js';
 import { AppliedJobs } from './applied-jobs.js';
 import { changedFields } from '../../shared/application/field-changes.js';
-import { ApplySection, forEachEntry, forEntry, PlanItem, uniqueNames } from './plan.js';
+import { ApplyScope, ApplySection, forEachEntry, forEntry, PlanItem, uniqueNames } from './plan.js';
 
 const PAGE = 500;
 
@@ -15,7 +16,9 @@ type JobEntry = Omit<NewJob, 'name'>;
 /**
  * The jobs of the file, by name. A job's settings are what the file says, the domain's
  * defaults for what it leaves out: the same rules as POST /jobs, so a field added there is a
- * field of the file.
+ * field of the file. The file is compared with the jobs of its team only: another team's job is
+ * never changed, adopted or deleted, and a name one has is refused as taken (names are unique
+ * across teams).
  */
 @Injectable()
 export class JobsSection extends ApplySection {
@@ -29,9 +32,10 @@ export class JobsSection extends ApplySection {
     super();
   }
 
-  async apply(entries: Readonly<Record<string, JobEntry>>, prune: boolean, actor: string): Promise<PlanItem[]> {
+  async apply(entries: Readonly<Record<string, JobEntry>>, scope: ApplyScope): Promise<PlanItem[]> {
+    const { team, prune, actor } = scope;
     uniqueNames(this.key, Object.keys(entries));
-    const stored = new Map((await this.all()).map((job) => [job.name, job]));
+    const stored = new Map((await this.all([team])).map((job) => [job.name, job]));
     const managed = await this.applied.ids();
     const named = new Set<string>();
     const items: PlanItem[] = await forEachEntry(this.key, entries, async (key, entry) => {
@@ -39,11 +43,11 @@ export class JobsSection extends ApplySection {
       named.add(desired.name);
       const job = stored.get(desired.name);
       if (!job) {
-        await this.applied.mark((await this.jobs.create(desired)).id);
+        await this.applied.mark((await this.create(desired, scope)).id);
         return { section: this.key, name: desired.name, action: 'create', changes: [] };
       }
       const changes = changedFields(job.settings(), desired);
-      if (changes.length > 0) await this.jobs.update(job.id, desired);
+      if (changes.length > 0) await this.jobs.update(job.id, desired, undefined, scope.visible);
       const adopted = !managed.has(job.id);
       if (adopted) await this.applied.mark(job.id);
       const action = adopted ? 'adopt' : changes.length > 0 ? 'update' : 'unchanged';
@@ -60,14 +64,14 @@ export class JobsSection extends ApplySection {
     return items;
   }
 
-  /** Each job with the settings that differ from the defaults (name, command and schedule always). */
-  async current(): Promise<Record<string, object>> {
+  /** Each job of `teams` with the settings that differ from the defaults (name, command and schedule always). */
+  async current(teams?: readonly string[]): Promise<Record<string, object>> {
     const defaults: Partial<JobSettings> = Job.create(
       { name: 'defaults', command: 'true', cronExpression: '@daily' },
       this.clock.now(),
     ).settings();
     const always = new Set(['command', 'cronExpression']);
-    const jobs = (await this.all()).sort((a, b) => a.name.localeCompare(b.name));
+    const jobs = (await this.all(teams)).sort((a, b) => a.name.localeCompare(b.name));
     return Object.fromEntries(
       jobs.map((job) => {
         const { name, ...settings } = job.settings();
@@ -78,11 +82,30 @@ export class JobsSection extends ApplySection {
     );
   }
 
-  private async all(): Promise<Job[]> {
+  /**
+   * A job in the scope's team; a name another team's job has is a 409 that says no more of it
+   * than that the name is taken.
+   */
+  private async create(settings: JobSettings, { team, visible }: ApplyScope): Promise<Job> {
+    try {
+      return await this.jobs.create(settings, team, visible);
+    } catch (error) {
+      if (error instanceof ConflictError && error.field === 'name') {
+        throw new ConflictError(
+          `the name '${settings.name}' is taken by a job of another team (job names are unique across teams)`,
+          'name',
+        );
+      }
+      throw error;
+    }
+  }
+
+  /** The live jobs of `teams` (undefined: every team's). */
+  private async all(teams?: readonly string[]): Promise<Job[]> {
     const jobs: Job[] = [];
     let cursor: string | null = null;
     do {
-      const page = await this.jobs.list({}, { limit: PAGE, cursor: cursor ? decodeCursor(cursor) : undefined });
+      const page = await this.jobs.list({ teams }, { limit: PAGE, cursor: cursor ? decodeCursor(cursor) : undefined });
       jobs.push(...page.items);
       cursor = page.nextCursor;
     } while (cursor);

@@ -17,17 +17,32 @@ export interface PlanItem {
   changes: FieldChange[];
 }
 
+/** Where a file applies, and for whom. */
+export interface ApplyScope {
+  /**
+   * The team the file describes: what it creates goes to this team, and it is compared with this
+   * team's resources only (another team's are neither changed nor deleted).
+   */
+  team: string;
+  /** The teams whose jobs the caller sees (undefined: every team's): what a job's triggers may name. */
+  visible?: readonly string[];
+  /** Whether to delete what an earlier apply made in the team that the file no longer names. */
+  prune: boolean;
+  /** The name of the caller, who deletes what a prune deletes. */
+  actor: string;
+}
+
 /** One section of an orbit file: the resources of one kind, by name. */
 export abstract class ApplySection {
   /** Its key in the file; sections apply in the order of ApplyService's list. */
   abstract readonly key: string;
+  /** Makes the team's resources match `entries` (validated shapes, by name) and says what it did. */
+  abstract apply(entries: Readonly<Record<string, object>>, scope: ApplyScope): Promise<PlanItem[]>;
   /**
-   * Makes the stored resources match `entries` (validated shapes, by name) and says what it did;
-   * `actor`, the name of the token that applies them, is who deletes what a prune deletes.
+   * The stored resources of `teams` (undefined: every team's) as entries of the file, by name:
+   * what applies back unchanged.
    */
-  abstract apply(entries: Readonly<Record<string, object>>, prune: boolean, actor: string): Promise<PlanItem[]>;
-  /** The stored resources as entries of the file, by name: what applies back unchanged. */
-  abstract current(): Promise<Record<string, object>>;
+  abstract current(teams?: readonly string[]): Promise<Record<string, object>>;
 }
 
 /** Runs the work of one entry; a refusal names the entry: `jobs.nightly: cronExpression …`. */

@@ -12,6 +12,8 @@ interface PlanItem {
 }
 interface Plan {
   dryRun: boolean;
+  /** The team the file applies to: the one named, else the caller's only team. */
+  team: string;
   items: PlanItem[];
 }
 
@@ -27,6 +29,7 @@ const show = (value: unknown) => JSON.stringify(value);
 
 /** The plan as a person reads it: one line per entry, the changed fields under its update. */
 function printPlan(plan: Plan): void {
+  process.stdout.write(`Team ${plan.team}:\n`);
   for (const item of plan.items) {
     process.stdout.write(`${MARK[item.action]} ${item.section}.${item.name}\n`);
     for (const change of item.changes) {
@@ -49,11 +52,13 @@ export function applyCommand(): Command {
     .description('Make Orbit match an orbit file (one transaction: all of it or none of it)')
     .requiredOption('-f, --file <orbit.yaml>', 'the file, - for stdin')
     .option('--dry-run', 'print the plan and change nothing')
-    .option('--prune', 'also delete the jobs an earlier apply created that the file no longer names')
-    .action(async (options: { file: string; dryRun?: boolean; prune?: boolean }, command: Command) => {
+    .option('--prune', "also delete the team's jobs an earlier apply created that the file no longer names")
+    .option('--team <name>', "the team the file is for (default: your only team; an admin's: default)")
+    .action(async (options: { file: string; dryRun?: boolean; prune?: boolean; team?: string }, command: Command) => {
       const { api, json } = contextOf(command);
       const file = readOrbitFile(options.file);
-      const request = (dryRun: boolean) => api.post<Plan>('/apply', { file, dryRun, prune: options.prune ?? false });
+      const request = (dryRun: boolean) =>
+        api.post<Plan>('/apply', { file, dryRun, prune: options.prune ?? false, team: options.team });
       const plan = await request(true);
       if (options.dryRun || !changes(plan)) {
         if (json) return printJson(plan);
@@ -73,11 +78,14 @@ export function applyCommand(): Command {
 
 export function exportCommand(): Command {
   return new Command('export')
-    .description('Write the channels and jobs as an orbit file (secrets as ${ORBIT_CHANNEL_…} placeholders)')
+    .description(
+      'Write the channels and jobs of the teams you administer as an orbit file (secrets as ${ORBIT_CHANNEL_…} placeholders)',
+    )
     .option('-o, --output <orbit.yaml>', 'write here instead of stdout')
-    .action(async (options: { output?: string }, command: Command) => {
+    .option('--team <name>', "only this team's: the file to apply with the same --team")
+    .action(async (options: { output?: string; team?: string }, command: Command) => {
       const { api, json } = contextOf(command);
-      const file = await api.get<unknown>('/orbit-file');
+      const file = await api.get<unknown>('/orbit-file', { team: options.team });
       const text = json ? `${JSON.stringify(file, null, 2)}\n` : orbitFileText(file, api.url);
       if (options.output) writeFileSync(options.output, text);
       else process.stdout.write(text);

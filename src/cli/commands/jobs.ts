@@ -13,6 +13,7 @@ import { when } from '../when.js';
 
 const COLUMNS: readonly Column<Job>[] = [
   ['NAME', (job) => job.name],
+  ['TEAM', (job) => job.team],
   ['SCHEDULE', (job) => job.cronExpression ?? pc.dim('by hand')],
   ['TIMEZONE', (job) => job.timezone],
   ['ENABLED', (job) => (job.enabled ? 'yes' : 'paused')],
@@ -64,9 +65,10 @@ export function jobsCommand(): Command {
     .command('list')
     .description('List the jobs')
     .option('--name <part>', 'only those whose name contains this')
-    .action(async (options: { name?: string }, command: Command) => {
+    .option('--team <name>', 'only those of this team (one of yours)')
+    .action(async (options: { name?: string; team?: string }, command: Command) => {
       const { api, json } = contextOf(command);
-      const items = await api.all<Job>('/jobs', { name: options.name });
+      const items = await api.all<Job>('/jobs', { name: options.name, team: options.team });
       if (json) printJson(items);
       else printTable(items, COLUMNS);
     });
@@ -86,12 +88,23 @@ export function jobsCommand(): Command {
     .description('Define a job: the fields of POST /jobs from a file and/or --set')
     .option('-f, --file <job.yaml>', 'a YAML or JSON job')
     .option('--set <field=value>', SET_HELP, collectPair)
-    .action(async (name: string | undefined, options: { file?: string; set?: Record<string, string> }, command) => {
-      const { api, json } = contextOf(command as Command);
-      const job = await api.post<Job>('/jobs', { ...(await bodyOf(api, CREATE, options)), ...(name ? { name } : {}) });
-      if (json) printJson(job);
-      else process.stdout.write(`Created job '${job.name}' (${job.id})\n`);
-    });
+    .option('--team <name>', "the team that owns it (default: your only team; an admin's: default)")
+    .action(
+      async (
+        name: string | undefined,
+        options: { file?: string; set?: Record<string, string>; team?: string },
+        command: Command,
+      ) => {
+        const { api, json } = contextOf(command);
+        const job = await api.post<Job>('/jobs', {
+          ...(await bodyOf(api, CREATE, options)),
+          ...(name ? { name } : {}),
+          ...(options.team ? { team: options.team } : {}),
+        });
+        if (json) printJson(job);
+        else process.stdout.write(`Created job '${job.name}' in the team ${job.team} (${job.id})\n`);
+      },
+    );
 
   jobs
     .command('edit <job>')

@@ -26,7 +26,7 @@ export function jobsCases(h: Harness): void {
         'maxRetries=2',
       ]);
       expect(result).toMatchObject({ code: 0, stderr: '' });
-      expect(result.stdout).toMatch(/^Created job 'report-cli' \([0-9a-f-]{36}\)\n$/);
+      expect(result.stdout).toMatch(/^Created job 'report-cli' in the team default \([0-9a-f-]{36}\)\n$/);
       expect(await stored('report-cli')).toMatchObject({
         command: './report.sh',
         cronExpression: '@hourly',
@@ -158,8 +158,8 @@ export function jobsCases(h: Harness): void {
       const list = await h.cli(['jobs', 'list', '--name', 'from-']);
       expect(list.code).toBe(0);
       const [header, row, end] = list.stdout.split('\n');
-      expect(header).toMatch(/^NAME\s+SCHEDULE\s+TIMEZONE\s+ENABLED\s+NEXT RUN\s+LAST RUN$/);
-      expect(row).toMatch(/^from-file\s+@daily\s+UTC\s+yes\s+in \d+ (h|min|s)\s+-$/);
+      expect(header).toMatch(/^NAME\s+TEAM\s+SCHEDULE\s+TIMEZONE\s+ENABLED\s+NEXT RUN\s+LAST RUN$/);
+      expect(row).toMatch(/^from-file\s+default\s+@daily\s+UTC\s+yes\s+in \d+ (h|min|s)\s+-$/);
       expect(end).toBe('');
     });
 
@@ -167,7 +167,7 @@ export function jobsCases(h: Harness): void {
       const result = await h.cli(['jobs', 'get', 'from-file']);
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(
-        /^id\s+[0-9a-f-]{36}\nname\s+from-file\ndescription\ncommand\s+echo from the file\n/,
+        /^id\s+[0-9a-f-]{36}\nteam\s+default\nname\s+from-file\ndescription\ncommand\s+echo from the file\n/,
       );
       expect(result.stdout).not.toMatch(/[ \t]$/m);
       const json = JSON.parse((await h.cli(['jobs', 'get', 'from-file', '--json'])).stdout) as Body;

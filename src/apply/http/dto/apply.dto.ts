@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsObject, IsOptional, ValidateNested } from 'class-validator';
+import { IsBoolean, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { PLAN_ACTIONS } from '../../application/plan.js';
 import { OrbitFileDto } from './orbit-file.dto.js';
 
@@ -11,6 +11,18 @@ export class ApplyRequestDto {
   @Type(() => OrbitFileDto)
   file!: OrbitFileDto;
 
+  @ApiPropertyOptional({
+    example: 'payments',
+    description:
+      "The team the file describes: what it creates goes to this team, and it is compared with this team's jobs " +
+      "and channels only (another team's are never changed or deleted; a name one of them has is refused as taken). " +
+      "Default: the caller's only team (`default` for an Orbit admin or an organisation-wide token). Needs the " +
+      'admin role in the team.',
+  })
+  @IsOptional()
+  @IsString()
+  team?: string;
+
   @ApiPropertyOptional({ default: false, description: 'Answer the plan and change nothing' })
   @IsOptional()
   @IsBoolean()
@@ -18,7 +30,7 @@ export class ApplyRequestDto {
 
   @ApiPropertyOptional({
     default: false,
-    description: 'Also delete the jobs an earlier apply created or adopted that the file no longer names',
+    description: "Also delete the team's jobs that an earlier apply created or adopted and the file no longer names",
   })
   @IsOptional()
   @IsBoolean()
@@ -60,6 +72,8 @@ export class PlanItemResponse {
 export class ApplyResponse {
   @ApiProperty({ example: false, description: 'true: nothing was changed' })
   dryRun!: boolean;
+  @ApiProperty({ example: 'payments', description: 'The team the file was applied to' })
+  team!: string;
   @ApiProperty({ type: [PlanItemResponse], description: 'In the order applied: channels, then jobs, then deletions' })
   items!: PlanItemResponse[];
 }

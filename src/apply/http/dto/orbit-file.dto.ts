@@ -6,8 +6,11 @@ import { CreateJobDto } from '../../../jobs/http/dto/create-job.dto.js';
 import { fieldMistakes, FieldsRefusedException, type FieldMistake } from '../../../shared/http/validation.js';
 import type { OrbitFile } from '../../application/apply.service.js';
 
-/** A job of the file: the body of POST /jobs without the name, which is its key. */
-export class JobEntryDto extends OmitType(CreateJobDto, ['name'] as const) {}
+/**
+ * A job of the file: the body of POST /jobs without the name, which is its key, and without the
+ * team: a file applies to one team, named beside it (POST /apply's `team`).
+ */
+export class JobEntryDto extends OmitType(CreateJobDto, ['name', 'team'] as const) {}
 
 /** A channel of the file: the body of POST /channels without the name, which is its key. */
 export class ChannelEntryDto extends OmitType(CreateChannelDto, ['name'] as const) {}
