@@ -22,6 +22,16 @@ const listSql = (target: string) => `SELECT ${AUDIT_COLUMNS.select()} FROM audit
   ORDER BY created_at DESC, id DESC LIMIT $6`;
 export const LIST_SQL = listSql('');
 export const TARGET_LIST_SQL = listSql('target_id = $7 AND ');
+/**
+ * Some teams' entries ($7): each team's newest page read from its own stretch of
+ * audit_events_team_idx, then the pages merged, newest first (one index scan over every team
+ * would sort each team's whole trail).
+ */
+export const TEAMS_LIST_SQL = `SELECT e.* FROM unnest($7::text[]) AS t (name)
+  CROSS JOIN LATERAL (${listSql('team = t.name AND ')}) AS e
+  ORDER BY e."createdAt" DESC, e.id DESC LIMIT $6`;
+/** One target's entries in some teams ($8): the target's few, checked on the way. */
+export const TARGET_TEAMS_LIST_SQL = listSql('target_id = $7 AND team = ANY ($8::text[]) AND ');
 
 const INSERT = AUDIT_COLUMNS.insert();
 
@@ -45,10 +55,15 @@ export class SqlAuditLog extends AuditLog {
       filter.actor ?? null,
       page.limit + 1,
     ];
+    const { targetId, teams } = filter;
     const events =
-      filter.targetId === undefined
-        ? await this.db.rows<AuditEvent>(LIST_SQL, params)
-        : await this.db.rows<AuditEvent>(TARGET_LIST_SQL, [...params, filter.targetId]);
+      targetId === undefined
+        ? teams === undefined
+          ? await this.db.rows<AuditEvent>(LIST_SQL, params)
+          : await this.db.rows<AuditEvent>(TEAMS_LIST_SQL, [...params, teams])
+        : teams === undefined
+          ? await this.db.rows<AuditEvent>(TARGET_LIST_SQL, [...params, targetId])
+          : await this.db.rows<AuditEvent>(TARGET_TEAMS_LIST_SQL, [...params, targetId, teams]);
     return toPage(events, page.limit);
   }
 }
