@@ -25,7 +25,7 @@ export class TeamOwnership1766494800000 implements MigrationInterface {
     // what was done to jobs, runs, channels, groups and orbit files before teams was done in default's
     await db.query(`
       UPDATE audit_events SET team = 'default'
-       WHERE split_part(action, '.', 1) IN ('job', 'execution', 'channel', 'concurrency_group', 'file')`);
+       WHERE split_part(action, '.', 1) IN ('job', 'execution', 'channel', 'concurrency-group', 'file')`);
     await db.query(`CREATE INDEX audit_events_team_idx ON audit_events (team, created_at DESC, id DESC)`);
   }
 

@@ -252,7 +252,7 @@ describe('alerts', () => {
       .post('/jobs')
       .send({ name: 'x', command: 'true', cronExpression: '0 0 1 1 *', alerts: [{ channel: 'nope' }] })
       .expect(400);
-    expect(bad.body.message).toContain("alerts[0].channel: there is no channel named 'nope'");
+    expect(bad.body.message).toContain("alerts[0].channel: the team default has no channel named 'nope'");
     const badOn = await http()
       .post('/channels')
       .send({ name: 'bad-on', type: 'webhook', url: receiver.url('/x'), allJobs: { on: ['exploded'] } })

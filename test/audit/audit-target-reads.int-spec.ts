@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { LIST_SQL, TARGET_LIST_SQL } from '../../src/audit/infrastructure/sql-audit-log.js';
+import {
+  LIST_SQL,
+  TARGET_LIST_SQL,
+  TARGET_TEAMS_LIST_SQL,
+  TEAMS_LIST_SQL,
+} from '../../src/audit/infrastructure/sql-audit-log.js';
 import { planCost } from '../support/plan-cost.js';
 import { createTestDatabase, TestDatabase } from '../support/test-database.js';
 
@@ -19,12 +24,14 @@ describe("the audit trail's reads about one target, in a long trail", () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    // an entry a second, 40,000 targets of 5 entries each, actions and actors taking turns
+    // an entry a second, 40,000 targets of 5 entries each, actions, actors and teams taking turns
+    // (one entry in ten is the organisation's, with no team)
     await db.sql(
-      `INSERT INTO audit_events (id, created_at, actor, action, target_id, details)
+      `INSERT INTO audit_events (id, created_at, actor, action, target_id, details, team)
        SELECT gen_random_uuid(), $1::timestamptz + g * interval '1 second', 'actor-' || (g % 7),
               (ARRAY['job.updated', 'execution.cancelled', 'job.paused'])[1 + g % 3],
-              md5((g % ($2::int / 5))::text)::uuid::text, '{}'
+              md5((g % ($2::int / 5))::text)::uuid::text, '{}',
+              CASE WHEN g % 10 = 0 THEN NULL ELSE 'team-' || (g % 3) END
          FROM generate_series(1, $2::int) AS g`,
       [T0, ENTRIES],
     );
@@ -41,6 +48,8 @@ describe("the audit trail's reads about one target, in a long trail", () => {
     await db.sql('SET plan_cache_mode = force_generic_plan');
     await db.sql(`PREPARE list AS ${LIST_SQL}`);
     await db.sql(`PREPARE target_list AS ${TARGET_LIST_SQL}`);
+    await db.sql(`PREPARE teams_list AS ${TEAMS_LIST_SQL}`);
+    await db.sql(`PREPARE target_teams_list AS ${TARGET_TEAMS_LIST_SQL}`);
   }, 120_000);
   afterAll(() => db?.drop());
 
@@ -79,6 +88,26 @@ describe("the audit trail's reads about one target, in a long trail", () => {
   it('reads the newest page of the whole trail in a few pages, as before', async () => {
     const read = await cost('list', params());
     expect(read.rows).toBe(51);
+    expect(read.buffers).toBeLessThan(20);
+  });
+
+  it("reads the newest page of some teams' entries in a few pages, each team's from its own index range", async () => {
+    const read = await cost('teams_list', [...params(), `ARRAY['team-1', 'team-2']`]);
+    expect(read.rows).toBe(51);
+    expect(read.buffers).toBeLessThan(30);
+    const { rows } = await db.sql(`EXECUTE teams_list(${[...params(), `ARRAY['team-1', 'team-2']`].join(', ')})`);
+    expect(new Set(rows.map((row: { team: string }) => row.team))).toEqual(new Set(['team-1', 'team-2']));
+  });
+
+  it("reads no entry of a team that has none, nor the organisation's, in a few pages", async () => {
+    const read = await cost('teams_list', [...params(), `ARRAY['team-9']`]);
+    expect(read.rows).toBe(0);
+    expect(read.buffers).toBeLessThan(10);
+  });
+
+  it("reads a target's entries in some teams in a few pages", async () => {
+    const read = await cost('target_teams_list', [...params(), `'${target}'`, `ARRAY['team-1']`]);
+    expect(read.rows).toBe(0); // the target's entries are the organisation's (no team)
     expect(read.buffers).toBeLessThan(20);
   });
 });

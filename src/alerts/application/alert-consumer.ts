@@ -53,7 +53,7 @@ export class AlertConsumer {
       const wasFailing = failing.get(event.jobId) ?? false;
       failing.set(event.jobId, failingAfter(event, wasFailing));
       const candidates = alertEventsOf(event, wasFailing);
-      for (const [channel, on] of subscriptions(channels, byName, job.alerts)) {
+      for (const [channel, on] of subscriptions(channels, byName, job)) {
         if (event.at < channel.createdAt) continue; // the consumer may catch up on a stream older than the channel
         const alert = chosenEvent(candidates, on);
         if (alert === null) continue;
@@ -80,20 +80,24 @@ export class AlertConsumer {
   }
 }
 
-/** Each channel that applies to a job, with the events it wants: its own for every job, and the job's rule for it. */
+/**
+ * Each channel that applies to a job, with the events it wants: its own for every job of its
+ * team, and the job's rule for it. A channel of another team never applies: a team's channels
+ * and deliveries tell of its own jobs only.
+ */
 function subscriptions(
   channels: readonly Channel[],
   byName: ReadonlyMap<string, Channel>,
-  rules: readonly { channel: string; on: AlertEvent[] }[],
+  job: { team: string; alerts: readonly { channel: string; on: AlertEvent[] }[] },
 ): Map<Channel, AlertEvent[]> {
   const wanted = new Map<Channel, AlertEvent[]>();
   for (const channel of channels) {
     const own = jobEventsOf(channel.allJobsOn ?? []);
-    if (own.length > 0) wanted.set(channel, own);
+    if (own.length > 0 && channel.team === job.team) wanted.set(channel, own);
   }
-  for (const rule of rules) {
+  for (const rule of job.alerts) {
     const channel = byName.get(rule.channel);
-    if (channel) wanted.set(channel, [...(wanted.get(channel) ?? []), ...rule.on]);
+    if (channel?.team === job.team) wanted.set(channel, [...(wanted.get(channel) ?? []), ...rule.on]);
   }
   return wanted;
 }

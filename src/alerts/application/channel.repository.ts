@@ -10,11 +10,12 @@ export abstract class ChannelRepository {
   abstract remove(channel: Channel): Promise<void>;
   /** `lock` takes a row lock for the rest of the current transaction. */
   abstract findById(id: string, lock?: boolean): Promise<Channel | null>;
-  abstract list(page: PageRequest): Promise<Page<Channel>>;
+  /** Newest first; of `teams` only, when given. */
+  abstract list(page: PageRequest, teams?: readonly string[]): Promise<Page<Channel>>;
   /** Every channel (a short list): what the alerts consumer matches a batch against. */
   abstract all(): Promise<Channel[]>;
   /** Whether there is any channel: the consumer's check per batch when there is none. */
   abstract any(): Promise<boolean>;
-  /** The names of `names` that are no channel; the others stay share-locked for the current transaction. */
+  /** The names of `names` that are no channel of `team`; the others stay share-locked for the current transaction. */
   abstract missing(names: readonly string[], team: string): Promise<string[]>;
 }

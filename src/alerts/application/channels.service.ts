@@ -7,6 +7,7 @@ import { JobsService } from '../../jobs/application/jobs.service.js';
 import { Page, PageRequest } from '../../shared/application/page.js';
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
 import { Clock } from '../../shared/domain/clock.js';
+import { DEFAULT_TEAM } from '../../shared/domain/principal.js';
 import { ConflictError, InvalidArgumentError, NotFoundError } from '../../shared/domain/domain-errors.js';
 import { Channel, ChannelInput } from '../domain/channel.js';
 import { AlertDelivery } from './alert-delivery.js';
@@ -36,8 +37,9 @@ export class ChannelsService extends AlertChannelDirectory {
     super();
   }
 
-  async create(input: ChannelInput): Promise<Channel> {
-    const channel = Channel.create(input, this.clock.now());
+  /** Makes the channel in `team`. */
+  async create(input: ChannelInput, team = DEFAULT_TEAM): Promise<Channel> {
+    const channel = Channel.create(input, this.clock.now(), team);
     await this.checkTarget(channel);
     await this.channels.insert(channel);
     return channel;
@@ -49,15 +51,20 @@ export class ChannelsService extends AlertChannelDirectory {
     return channel;
   }
 
-  list(page: PageRequest): Promise<Page<Channel>> {
-    return this.channels.list(page);
+  /** Newest first; of `teams` only, when given. */
+  list(page: PageRequest, teams?: readonly string[]): Promise<Page<Channel>> {
+    return this.channels.list(page, teams);
   }
 
-  /** The jobs whose rules name each of `channels`, by channel name; a channel that none names is absent. */
-  usersOf(channels: readonly Channel[]): Promise<Map<string, ChannelUsers>> {
+  /**
+   * The jobs whose rules name each of `channels`, by channel name (a channel that none names is
+   * absent); jobs of `teams` only, when given: the caller's (a channel's jobs are of its team).
+   */
+  usersOf(channels: readonly Channel[], teams?: readonly string[]): Promise<Map<string, ChannelUsers>> {
     return this.jobs.alertingTo(
       channels.map((channel) => channel.name),
       LISTED_JOBS,
+      teams,
     );
   }
 
@@ -66,13 +73,21 @@ export class ChannelsService extends AlertChannelDirectory {
     return this.channels.all();
   }
 
-  /** Under a row lock; a rename is refused while jobs name the channel (their rules would lose it). */
-  update(id: string, patch: ChannelInput): Promise<Channel> {
+  /**
+   * Under a row lock; a rename is refused while jobs name the channel (their rules would lose
+   * it), and so is a move to another team (`team`): the jobs that name it are of its team.
+   */
+  update(id: string, patch: ChannelInput, team?: string): Promise<Channel> {
     return this.transactions.run(async () => {
       const channel = await this.get(id, true);
       const name = channel.name;
+      const moved = team !== undefined && team !== channel.team;
       channel.update(patch, this.clock.now());
       if (channel.name !== name) await this.refuseWhileNamed(name, 'renamed');
+      if (moved) {
+        await this.refuseWhileNamed(name, `moved to the team ${team}`);
+        channel.moveTo(team, this.clock.now());
+      }
       if (patch.url !== undefined) await this.checkTarget(channel);
       await this.channels.update(channel);
       return channel;

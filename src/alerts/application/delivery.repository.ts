@@ -25,6 +25,8 @@ export interface DeliveryView {
   id: string;
   channelId: string;
   channelName: string;
+  /** The channel's team, which the delivery belongs to. */
+  team: string;
   event: DeliveryEvent;
   jobId: string | null;
   executionId: string | null;
@@ -39,6 +41,8 @@ export interface DeliveryFilter {
   channelId?: string;
   jobId?: string;
   status?: DeliveryStatus;
+  /** Only the deliveries to channels of these teams (undefined: every team's). */
+  teams?: readonly string[];
 }
 
 /** Where an attempt leaves its delivery. */

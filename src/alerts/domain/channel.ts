@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError } from '../../shared/domain/domain-errors.js';
+import { DEFAULT_TEAM } from '../../shared/domain/principal.js';
 import { ALERT_LIMITS, ChannelAlertEvent, channelEventsOf } from '../../jobs/domain/job-alerts.js';
 import { holdsMask, maskedUrl } from './masked-url.js';
 
@@ -22,8 +23,10 @@ export type ChannelSettings =
 export interface ChannelProps {
   id: string;
   name: string;
+  /** The team that owns the channel: only its jobs name it, and its admins manage it. */
+  team: string;
   settings: ChannelSettings;
-  /** Set: the channel applies to every job, on these events (besides the jobs' own rules), and to the cluster's. */
+  /** Set: the channel applies to every job of its team, on these events (besides the jobs' own rules), and to the cluster's. */
   allJobsOn: ChannelAlertEvent[] | null;
   createdAt: Date;
   updatedAt: Date;
@@ -44,10 +47,11 @@ export interface ChannelInput {
 export class Channel {
   private constructor(private props: ChannelProps) {}
 
-  static create(input: ChannelInput, now: Date): Channel {
+  static create(input: ChannelInput, now: Date, team = DEFAULT_TEAM): Channel {
     return new Channel({
       id: randomUUID(),
       name: nameOf(input.name),
+      team,
       settings: settingsOf(input, null),
       allJobsOn: allJobsOf(input.allJobs),
       createdAt: now,
@@ -84,6 +88,12 @@ export class Channel {
     };
   }
 
+  /** Gives the channel to another team (whose jobs may then name it). */
+  moveTo(team: string, now: Date): void {
+    if (team === this.props.team) return;
+    this.props = { ...this.props, team, updatedAt: now };
+  }
+
   /** The settings without their secrets: what answers, logs and the audit trail may show. */
   publicSettings(): Record<string, unknown> {
     const settings = this.props.settings;
@@ -115,6 +125,9 @@ export class Channel {
   }
   get name(): string {
     return this.props.name;
+  }
+  get team(): string {
+    return this.props.team;
   }
   get type(): ChannelType {
     return this.props.settings.type;

@@ -1,8 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Principal } from '../../shared/domain/principal.js';
-import { roleIncludes } from '../../shared/domain/role.js';
-import { Caller } from '../../shared/http/access.decorators.js';
+import { holdsInTeam, visibleTeams, type Principal } from '../../shared/domain/principal.js';
+import { Caller, TeamFiltered } from '../../shared/http/access.decorators.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { DeliveryRepository } from '../application/delivery.repository.js';
 import { DeliveryPageResponse, DeliveryResponse, ListDeliveriesQuery } from './dto/delivery.dto.js';
@@ -14,18 +13,28 @@ export class DeliveriesController {
   constructor(private readonly deliveries: DeliveryRepository) {}
 
   @Get()
+  @TeamFiltered()
   @ApiOperation({
-    summary: 'List alert deliveries, newest first, each with every attempt',
-    description: "Admins read each attempt's error as recorded; the other roles its status only.",
+    summary: "List the alert deliveries of the caller's teams' channels, newest first, each with every attempt",
+    description:
+      "A delivery belongs to its channel's team. The admins of that team read each attempt's error as recorded; " +
+      'the other roles its status only.',
   })
   @ApiOkResponse({ type: DeliveryPageResponse })
   @ApiErrors(400)
   async list(@Query() query: ListDeliveriesQuery, @Caller() caller: Principal): Promise<DeliveryPageResponse> {
     const page = await this.deliveries.list(
-      { channelId: query.channel, jobId: query.jobId, status: query.status },
+      {
+        channelId: query.channel,
+        jobId: query.jobId,
+        status: query.status,
+        teams: visibleTeams(caller) ?? undefined,
+      },
       query.toPageRequest(),
     );
-    const detailed = roleIncludes(caller.role, 'admin');
-    return { items: page.items.map((view) => DeliveryResponse.from(view, detailed)), nextCursor: page.nextCursor };
+    return {
+      items: page.items.map((view) => DeliveryResponse.from(view, holdsInTeam(caller, view.team, 'admin'))),
+      nextCursor: page.nextCursor,
+    };
   }
 }

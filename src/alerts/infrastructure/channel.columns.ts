@@ -9,6 +9,7 @@ import { ChannelProps } from '../domain/channel.js';
 export const CHANNEL_COLUMNS = new TableColumns<ChannelProps>('channels', {
   id: { type: 'uuid' },
   name: { type: 'text' },
+  team: { type: 'text' },
   settings: { type: 'jsonb' },
   allJobsOn: { type: 'text[]' },
   createdAt: { type: 'timestamptz' },

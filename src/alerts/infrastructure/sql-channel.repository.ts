@@ -9,8 +9,8 @@ import { CHANNEL_COLUMNS } from './channel.columns.js';
 const COLUMNS = CHANNEL_COLUMNS.select();
 const INSERT = `INSERT INTO channels (${CHANNEL_COLUMNS.names()}, type)
   VALUES (${CHANNEL_COLUMNS.placeholders()}, $${CHANNEL_COLUMNS.fields.length + 1})`;
-/** What an update writes: the settings, with the version moving on by one. */
-const UPDATED = ['name', 'settings', 'allJobsOn', 'updatedAt'] as const;
+/** What an update writes: the settings and the team, with the version moving on by one. */
+const UPDATED = ['name', 'team', 'settings', 'allJobsOn', 'updatedAt'] as const;
 const UPDATE = `UPDATE channels SET ${CHANNEL_COLUMNS.assignments(UPDATED, 3)}, version = version + 1
   WHERE id = $1 AND version = $2 RETURNING id`;
 
@@ -51,12 +51,13 @@ export class SqlChannelRepository extends ChannelRepository {
     return row ? toChannel(row) : null;
   }
 
-  async list(page: PageRequest): Promise<Page<Channel>> {
+  async list(page: PageRequest, teams?: readonly string[]): Promise<Page<Channel>> {
     const rows = await this.db.rows<ChannelProps>(
       `SELECT ${COLUMNS} FROM channels
-        WHERE $1::timestamptz IS NULL OR (created_at, id) < ($1, $2::uuid)
+        WHERE ($1::timestamptz IS NULL OR (created_at, id) < ($1, $2::uuid))
+          AND ($4::text[] IS NULL OR team = ANY ($4::text[]))
         ORDER BY created_at DESC, id DESC LIMIT $3`,
-      [page.cursor?.createdAt ?? null, page.cursor?.id ?? null, page.limit + 1],
+      [page.cursor?.createdAt ?? null, page.cursor?.id ?? null, page.limit + 1, teams ?? null],
     );
     return toPage(rows.map(toChannel), page.limit);
   }

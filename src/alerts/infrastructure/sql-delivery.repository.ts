@@ -22,7 +22,7 @@ const CLAIM_DUE = CLAIM(`next_attempt_at <= $2 ORDER BY next_attempt_at LIMIT $1
 const CLAIM_ONE = CLAIM(`id = $1`);
 
 const VIEW = `
-  SELECT d.id, d.channel_id AS "channelId", c.name AS "channelName", d.event, d.job_id AS "jobId",
+  SELECT d.id, d.channel_id AS "channelId", c.name AS "channelName", c.team, d.event, d.job_id AS "jobId",
          d.execution_id AS "executionId", d.status, d.created_at AS "createdAt", d.finished_at AS "finishedAt",
          CASE WHEN d.status = 'PENDING' THEN d.next_attempt_at END AS "nextAttemptAt",
          coalesce((SELECT json_agg(json_build_object('attempt', a.attempt, 'at', a.at, 'httpStatus', a.http_status,
@@ -121,6 +121,7 @@ export class SqlDeliveryRepository extends DeliveryRepository {
         WHERE ($1::uuid IS NULL OR d.channel_id = $1) AND ($2::uuid IS NULL OR d.job_id = $2)
           AND ($3::text IS NULL OR d.status = $3)
           AND ($4::timestamptz IS NULL OR (d.created_at, d.id) < ($4, $5::uuid))
+          AND ($7::text[] IS NULL OR c.team = ANY ($7::text[]))
         ORDER BY d.created_at DESC, d.id DESC LIMIT $6`,
       [
         filter.channelId ?? null,
@@ -129,6 +130,7 @@ export class SqlDeliveryRepository extends DeliveryRepository {
         page.cursor?.createdAt ?? null,
         page.cursor?.id ?? null,
         page.limit + 1,
+        filter.teams ?? null,
       ],
     );
     return toPage(rows.map(toView), page.limit);

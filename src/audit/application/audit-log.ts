@@ -9,6 +9,8 @@ export interface AuditEvent {
   action: AuditedAction;
   targetId: string | null;
   details: Record<string, unknown>;
+  /** The team it happened in (a job's, a channel's…; the one it left, for a move); null: across the organisation. */
+  team: string | null;
 }
 
 /** Which events a list holds: each field left out lets every event through. */
@@ -21,6 +23,8 @@ export interface AuditFilter {
   from?: Date;
   /** Made before this instant. */
   to?: Date;
+  /** Only what happened in these teams (the organisation's own events left out); undefined: everything. */
+  teams?: readonly string[];
 }
 
 /** The trail of changes made through the API. */

@@ -51,6 +51,14 @@ export class ListAuditQuery extends ListQueryDto {
   targetId?: string;
 
   @ApiPropertyOptional({
+    example: 'payments',
+    maxLength: TEXT.maxLength,
+    description: 'Only what happened in this team (one the caller administers)',
+  })
+  @IsTextFilter('team')
+  team?: string;
+
+  @ApiPropertyOptional({
     example: '2026-11-30T00:00:00Z',
     format: 'date-time',
     description: 'Only changes made at this instant or later (included)',
@@ -68,10 +76,11 @@ export class ListAuditQuery extends ListQueryDto {
   @IsInstant('to')
   to?: string;
 
-  toFilter(): AuditFilter {
+  /** `teams`: the teams whose entries the caller reads (undefined: every entry). */
+  toFilter(teams?: readonly string[]): AuditFilter {
     const from = this.from === undefined ? undefined : new Date(this.from);
     const to = this.to === undefined ? undefined : new Date(this.to);
     if (from && to && from >= to) throw new InvalidArgumentError('from must be before to', 'from');
-    return { actions: this.action, actor: this.actor, targetId: this.targetId, from, to };
+    return { actions: this.action, actor: this.actor, targetId: this.targetId, from, to, teams };
   }
 }

@@ -29,8 +29,8 @@ const nameOf = (target: unknown): string | undefined => {
 };
 
 /**
- * Who (the token's name), what, on which id, when: the audit trail's entry for a request that
- * succeeded. Its details name the target (as it was called then: a deleted job keeps its name
+ * Who (the token's name), what, on which id, when, in which team: the audit trail's entry for a
+ * request that succeeded. Its details name the target (as it was called then: a deleted job keeps its name
  * here) and, when the route read the target before (see Audited), what changed, before → after.
  */
 @Injectable()
@@ -64,6 +64,8 @@ export class RequestAuditRecorder extends AuditRecorder {
         ...(name === undefined ? {} : { name }),
         ...(Object.keys(changes).length > 0 ? { changes } : {}),
       },
+      // the team the guard found for the route: the new thing's, or the owned thing's (before a move)
+      team: request.team ?? null,
     });
   }
 }

@@ -9,4 +9,5 @@ export const AUDIT_COLUMNS = new TableColumns<AuditEvent>('audit_events', {
   action: { type: 'text' },
   targetId: { type: 'uuid' },
   details: { type: 'jsonb' },
+  team: { type: 'text' },
 });

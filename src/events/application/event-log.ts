@@ -5,9 +5,10 @@ export abstract class EventLog {
   /**
    * Up to `limit` events with a seq above `after`, in order. Never answers an event beyond a gap
    * in the sequence that a transaction still open may fill: a reader that moves its cursor to
-   * the last event it got misses none and sees none twice.
+   * the last event it got misses none and sees none twice. `teams`: only the events of the jobs
+   * of those teams (a job's history is its team's), the gaps still those of the whole stream.
    */
-  abstract readAfter(after: number, limit: number): Promise<OrbitEvent[]>;
+  abstract readAfter(after: number, limit: number, teams?: readonly string[]): Promise<OrbitEvent[]>;
   /**
    * The seq of the newest event (0 when there is none), once the transactions writing events at
    * the call have ended (one of them may hold a smaller seq); at once when none is.

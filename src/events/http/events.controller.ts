@@ -3,10 +3,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import { InvalidArgumentError } from '../../shared/domain/domain-errors.js';
+import { visibleTeams, type Principal } from '../../shared/domain/principal.js';
+import { Caller, TeamFiltered } from '../../shared/http/access.decorators.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { EventStreams } from '../../shared/http/event-streams.js';
 import { StreamLimits } from '../../shared/http/stream-limits.js';
 import { EventLog } from '../application/event-log.js';
+import { EventTeams } from '../application/event-teams.js';
 import { EventWakeups } from '../application/event-wakeups.js';
 import { followEvents } from '../application/follow-events.js';
 import { OrbitEvent } from '../domain/orbit-event.js';
@@ -17,7 +20,8 @@ const STREAM_DESCRIPTION = [
   'Server-sent events: every event after the cursor, in order, then each new one as it is written',
   '(woken by NOTIFY within milliseconds). Each message is `id: <seq>` and `data: <the event as JSON>`',
   '(the schema of GET /events items). The cursor is the `Last-Event-ID` header (sent by EventSource when',
-  'it reconnects), else `after`, else the newest event at connection (only new events follow). The stream',
+  'it reconnects), else `after`, else the newest event at connection (only new events follow). Only the events',
+  "of the jobs of the caller's teams are sent. The stream",
   'first sends `id:` with its starting cursor, so a client that reconnects before any event still resumes there.',
   'A client that reconnects with the id of the last event it got misses none and sees none twice.',
   'Lines starting with `:` are comments (keep-alives every 15 s). A token holds at most ORBIT_STREAMS_PER_CALLER',
@@ -56,6 +60,7 @@ export class EventsController implements BeforeApplicationShutdown {
   constructor(
     private readonly log: EventLog,
     private readonly wakeups: EventWakeups,
+    private readonly teams: EventTeams,
     private readonly config: OrbitConfig,
     limits: StreamLimits,
   ) {
@@ -63,16 +68,19 @@ export class EventsController implements BeforeApplicationShutdown {
   }
 
   @Get()
+  @TeamFiltered()
   @ApiOperation({
     summary: 'Page through the events, oldest first',
     description:
-      "Every change of an execution's status and every change of a job, in the order of `seq`. Pass `nextAfter` as `after` for the next page; an empty page is the end for now.",
+      "Every change of an execution's status and every change of a job, of the jobs of the caller's teams, in the " +
+      'order of `seq`. Pass `nextAfter` as `after` for the next page; an empty page is the end for now.',
   })
   @ApiOkResponse({ type: EventPageResponse })
   @ApiErrors(400)
-  async list(@Query() query: ListEventsQuery): Promise<EventPageResponse> {
+  async list(@Query() query: ListEventsQuery, @Caller() caller: Principal): Promise<EventPageResponse> {
     const after = query.after ?? 0;
-    const events = await this.log.readAfter(after, query.limit ?? EVENT_PAGE.default);
+    const teams = visibleTeams(caller) ?? undefined;
+    const events = await this.log.readAfter(after, query.limit ?? EVENT_PAGE.default, teams);
     return { items: events.map(EventResponse.from), nextAfter: events[events.length - 1]?.seq ?? after };
   }
 
@@ -81,6 +89,7 @@ export class EventsController implements BeforeApplicationShutdown {
    * and the reply is hijacked so that Fastify leaves the raw response to this handler.
    */
   @Get('stream')
+  @TeamFiltered()
   @ApiOperation({ summary: 'Follow the events, as server-sent events', description: STREAM_DESCRIPTION })
   @ApiHeader({
     name: 'Last-Event-ID',
@@ -101,7 +110,14 @@ export class EventsController implements BeforeApplicationShutdown {
     },
   })
   @ApiErrors(400)
-  async stream(@Query() query: AfterQuery, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+  async stream(
+    @Query() query: AfterQuery,
+    @Caller() caller: Principal,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const teams = visibleTeams(caller);
+    const keep = teams ? (events: OrbitEvent[]) => this.teams.keep(events, teams) : undefined;
     await this.streams.serve(request, reply, async () => {
       const start = lastEventId(request) ?? query.after ?? (await this.log.latestSeq());
       return {
@@ -112,6 +128,7 @@ export class EventsController implements BeforeApplicationShutdown {
               batch: EVENT_PAGE.max,
               pollMs: this.config.pollIntervalMs,
               signal,
+              keep,
             }),
           ),
       };

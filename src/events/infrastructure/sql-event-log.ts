@@ -11,9 +11,23 @@ const SELECTED = EVENT_COLUMNS.select();
 const PARTS = ['event_log', 'execution_start_events', 'execution_end_events'];
 
 /** Each part walks its own seq index up to the limit; one ORDER BY over a union of them would sort the rows' parts. */
-export const AFTER = `
-  SELECT * FROM (${PARTS.map((part) => `(SELECT ${SELECTED} FROM ${part} WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3)`).join(' UNION ALL ')}) AS e
+const after = (only: string) => `
+  SELECT * FROM (${PARTS.map((part) => `(SELECT ${SELECTED} FROM ${part} WHERE seq > $1 AND seq <= $2${only} ORDER BY seq LIMIT $3)`).join(' UNION ALL ')}) AS e
    ORDER BY seq LIMIT $3`;
+export const AFTER = after('');
+/** AFTER, of the jobs of the teams $4 only: each part checks its rows' jobs against that (short) list as it walks. */
+export const TEAMS_AFTER = after(' AND job_id IN (SELECT id FROM jobs WHERE team = ANY ($4::text[]))');
+
+/**
+ * The first seq in ($1, $2] that the stream lacks (null: none): what a read of some teams' events
+ * checks the seqs it passed against, since its rows alone do not show the others' gaps.
+ */
+export const FIRST_MISSING = `
+  SELECT $1::bigint + min(n) AS missing FROM (
+    SELECT seq, row_number() OVER (ORDER BY seq) AS n
+      FROM (${PARTS.map((part) => `SELECT seq FROM ${part} WHERE seq > $1 AND seq <= $2`).join(' UNION ALL ')}) AS s
+  ) AS numbered
+   WHERE seq <> $1::bigint + n`;
 
 /** What a writer's own event sets; the others take their columns' defaults. */
 const APPENDED = ['type', 'at', 'jobId', 'executionId', 'attempt', 'workerId', 'slot', 'detail'] as const;
@@ -71,13 +85,13 @@ export class SqlEventLog extends EventLog {
     super();
   }
 
-  async readAfter(after: number, limit: number): Promise<OrbitEvent[]> {
-    const rows = await this.read(after, NO_BOUND, limit);
-    const complete = contiguousPrefix(after, rows);
+  async readAfter(after: number, limit: number, teams?: readonly string[]): Promise<OrbitEvent[]> {
+    const rows = await this.read(after, NO_BOUND, limit, teams);
+    const complete = teams ? await this.beforeFirstGap(after, rows) : contiguousPrefix(after, rows);
     if (complete.length === rows.length) return rows;
     if (!(await this.openTransactionsEnded())) return complete;
     // every event up to the last one read is final now
-    return this.read(after, String(rows[rows.length - 1]!.seq), limit);
+    return this.read(after, String(rows[rows.length - 1]!.seq), limit, teams);
   }
 
   async latestSeq(): Promise<number> {
@@ -101,9 +115,23 @@ export class SqlEventLog extends EventLog {
     await this.db.rows(APPEND, EVENT_COLUMNS.values(rows, APPENDED));
   }
 
-  private async read(after: number, upTo: string, limit: number): Promise<OrbitEvent[]> {
-    const rows = await this.db.rows<EventRow>(AFTER, [after, upTo, limit]);
+  private async read(after: number, upTo: string, limit: number, teams?: readonly string[]): Promise<OrbitEvent[]> {
+    const rows = teams
+      ? await this.db.rows<EventRow>(TEAMS_AFTER, [after, upTo, limit, teams])
+      : await this.db.rows<EventRow>(AFTER, [after, upTo, limit]);
     return rows.map((row) => ({ ...row, seq: Number(row.seq), type: row.type }));
+  }
+
+  /** Some teams' events, read after `after`: those before the stream's first gap since `after`. */
+  private async beforeFirstGap(after: number, events: OrbitEvent[]): Promise<OrbitEvent[]> {
+    if (events.length === 0) return events;
+    const [row] = await this.db.rows<{ missing: string | null }>(FIRST_MISSING, [
+      after,
+      events[events.length - 1]!.seq,
+    ]);
+    if (row?.missing === null || row?.missing === undefined) return events;
+    const missing = Number(row.missing);
+    return events.filter((event) => event.seq < missing);
   }
 
   /** Waits, up to `maxMs`, for the transactions that write events now to end; answers whether they did. */

@@ -8,8 +8,8 @@ export abstract class ConcurrencyGroupRepository {
   abstract remove(group: ConcurrencyGroup): Promise<void>;
   /** Inside a transaction, locked for update. */
   abstract findById(id: string): Promise<ConcurrencyGroup | null>;
-  /** Every group, by name (there are few). */
-  abstract all(): Promise<ConcurrencyGroup[]>;
+  /** Every group, by name (there are few); of `teams` only, when given. */
+  abstract all(teams?: readonly string[]): Promise<ConcurrencyGroup[]>;
   /** Whether the team has a group of this name; inside a transaction it stays share-locked, so it cannot go meanwhile. */
   abstract exists(name: string, team: string): Promise<boolean>;
   /** The names of the live jobs that name the group. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '../../shared/application/transaction-runner.js';
 import { Clock } from '../../shared/domain/clock.js';
+import { DEFAULT_TEAM } from '../../shared/domain/principal.js';
 import { ConflictError, InvalidArgumentError, NotFoundError } from '../../shared/domain/domain-errors.js';
 import { ConcurrencyGroup, ConcurrencyGroupInput } from '../domain/concurrency-group.js';
 import { ConcurrencyGroupRepository } from './concurrency-group.repository.js';
@@ -14,14 +15,16 @@ export class ConcurrencyGroupsService {
     private readonly transactions: TransactionRunner,
   ) {}
 
-  async create(input: ConcurrencyGroupInput): Promise<ConcurrencyGroup> {
-    const group = ConcurrencyGroup.create(input, this.clock.now());
+  /** Makes the group in `team`. */
+  async create(input: ConcurrencyGroupInput, team = DEFAULT_TEAM): Promise<ConcurrencyGroup> {
+    const group = ConcurrencyGroup.create(input, this.clock.now(), team);
     await this.groups.insert(group);
     return group;
   }
 
-  list(): Promise<ConcurrencyGroup[]> {
-    return this.groups.all();
+  /** By name; of `teams` only, when given. */
+  list(teams?: readonly string[]): Promise<ConcurrencyGroup[]> {
+    return this.groups.all(teams);
   }
 
   async get(id: string): Promise<ConcurrencyGroup> {
@@ -30,13 +33,21 @@ export class ConcurrencyGroupsService {
     return group;
   }
 
-  /** A new limit applies to the next claims; a rename is refused while jobs name the group. */
-  update(id: string, patch: Partial<ConcurrencyGroupInput>): Promise<ConcurrencyGroup> {
+  /**
+   * A new limit applies to the next claims; a rename is refused while jobs name the group, and so
+   * is a move to another team (`team`): the jobs that name it are of its team.
+   */
+  update(id: string, patch: Partial<ConcurrencyGroupInput>, team?: string): Promise<ConcurrencyGroup> {
     return this.transactions.run(async () => {
       const group = await this.get(id);
       const before = group.name;
+      const moved = team !== undefined && team !== group.team;
       group.update(patch, this.clock.now());
       if (group.name !== before) await this.refuseWhileNamed(before, 'renamed');
+      if (moved) {
+        await this.refuseWhileNamed(before, `moved to the team ${team}`);
+        group.moveTo(team, this.clock.now());
+      }
       await this.groups.update(group);
       return group;
     });

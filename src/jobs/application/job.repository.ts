@@ -28,6 +28,13 @@ export interface ChannelUsers {
   total: number;
 }
 
+/** A live job's name, team and alert rules: what the alerts consumer matches an event against. */
+export interface JobAlerts {
+  name: string;
+  team: string;
+  alerts: JobAlert[];
+}
+
 /** The enabled jobs whose next slot comes before an instant: how many (up to a bound), and the first. */
 export interface DueJobs {
   count: number;
@@ -72,10 +79,17 @@ export abstract class JobRepository {
   abstract dueBefore(until: Date, limit: number, countLimit: number, teams?: readonly string[]): Promise<DueJobs>;
   /** The names of the live jobs whose alert rules name `channel`. */
   abstract namesAlertingTo(channel: string): Promise<string[]>;
-  /** For each of `channels` that a live job's rules name: the first `limit` of those jobs by name, and their number. */
-  abstract alertingTo(channels: readonly string[], limit: number): Promise<Map<string, ChannelUsers>>;
-  /** Name and alert rules of each live job among `ids`. */
-  abstract alertsOf(ids: readonly string[]): Promise<Map<string, { name: string; alerts: JobAlert[] }>>;
+  /**
+   * For each of `channels` that a live job's rules name: the first `limit` of those jobs by name,
+   * and their number; jobs of `teams` only, when given.
+   */
+  abstract alertingTo(
+    channels: readonly string[],
+    limit: number,
+    teams?: readonly string[],
+  ): Promise<Map<string, ChannelUsers>>;
+  /** Name, team and alert rules of each live job among `ids`. */
+  abstract alertsOf(ids: readonly string[]): Promise<Map<string, JobAlerts>>;
   /**
    * Each live job's name with the names it is triggered after (jobs without triggers left out),
    * read under a transaction-wide lock that every change of triggers takes: two changes that

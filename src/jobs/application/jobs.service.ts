@@ -6,9 +6,8 @@ import { DEFAULT_TEAM } from '../../shared/domain/principal.js';
 import { ConflictError, InvalidArgumentError, NotFoundError } from '../../shared/domain/domain-errors.js';
 import { canonicalTimezone, CronSchedule } from '../domain/cron-schedule.js';
 import { Job, JobInput, NewJob } from '../domain/job.js';
-import type { JobAlert } from '../domain/job-alerts.js';
 import { cycleThrough } from '../domain/job-triggers.js';
-import { ChannelUsers, DueJobs, JobFilter, JobRepository } from './job.repository.js';
+import { ChannelUsers, DueJobs, JobAlerts, JobFilter, JobRepository } from './job.repository.js';
 import { JobAlertChannels } from './job-alert-channels.js';
 import { JobRemovalGuards } from './job-removal-guard.js';
 import { ConcurrencyGroupsService } from './concurrency-groups.service.js';
@@ -117,13 +116,20 @@ export class JobsService {
     return this.jobs.namesAlertingTo(channel);
   }
 
-  /** For each of `channels` that jobs alert to: the first `limit` of them by name, with their events there, and how many. */
-  alertingTo(channels: readonly string[], limit: number): Promise<Map<string, ChannelUsers>> {
-    return this.jobs.alertingTo(channels, limit);
+  /**
+   * For each of `channels` that jobs alert to: the first `limit` of them by name, with their
+   * events there, and how many; jobs of `teams` only, when given.
+   */
+  alertingTo(
+    channels: readonly string[],
+    limit: number,
+    teams?: readonly string[],
+  ): Promise<Map<string, ChannelUsers>> {
+    return this.jobs.alertingTo(channels, limit, teams);
   }
 
-  /** Name and alert rules of each live job among `ids`. */
-  alertsOf(ids: readonly string[]): Promise<Map<string, { name: string; alerts: JobAlert[] }>> {
+  /** Name, team and alert rules of each live job among `ids`. */
+  alertsOf(ids: readonly string[]): Promise<Map<string, JobAlerts>> {
     return this.jobs.alertsOf(ids);
   }
 

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError } from '../../shared/domain/domain-errors.js';
+import { DEFAULT_TEAM } from '../../shared/domain/principal.js';
 import { groupNameOf, PLACEMENT_LIMITS } from './job-placement.js';
 
 export interface ConcurrencyGroupProps {
   id: string;
   name: string;
+  /** The team that owns the group: only its jobs name it, and its admins manage it. */
+  team: string;
   /** At most this many runs of the group's jobs RUNNING at once, across every worker. */
   limit: number;
   createdAt: Date;
@@ -18,10 +21,11 @@ export type ConcurrencyGroupInput = Pick<ConcurrencyGroupProps, 'name' | 'limit'
 export class ConcurrencyGroup {
   private constructor(private props: ConcurrencyGroupProps) {}
 
-  static create(input: ConcurrencyGroupInput, now: Date): ConcurrencyGroup {
+  static create(input: ConcurrencyGroupInput, now: Date, team = DEFAULT_TEAM): ConcurrencyGroup {
     return new ConcurrencyGroup({
       ...ConcurrencyGroup.validate(input),
       id: randomUUID(),
+      team,
       createdAt: now,
       updatedAt: now,
       version: 1,
@@ -41,6 +45,12 @@ export class ConcurrencyGroup {
     };
   }
 
+  /** Gives the group to another team (whose jobs may then name it). */
+  moveTo(team: string, now: Date): void {
+    if (team === this.props.team) return;
+    this.props = { ...this.props, team, updatedAt: now };
+  }
+
   persisted(): void {
     this.props.version += 1;
   }
@@ -54,6 +64,9 @@ export class ConcurrencyGroup {
   }
   get name(): string {
     return this.props.name;
+  }
+  get team(): string {
+    return this.props.team;
   }
   get version(): number {
     return this.props.version;

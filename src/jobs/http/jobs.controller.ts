@@ -8,19 +8,12 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { TeamOwners } from '../../shared/application/team-owners.js';
-import { ForbiddenError, NotFoundError } from '../../shared/domain/domain-errors.js';
-import {
-  actorName,
-  holdsInTeam,
-  roleInTeam,
-  teamsToShow,
-  visibleTeams,
-  type Principal,
-} from '../../shared/domain/principal.js';
+import { actorName, teamsToShow, visibleTeams, type Principal } from '../../shared/domain/principal.js';
 import { Caller, MinRole, NewInTeam, OwnedBy, OwningTeam, TeamFiltered } from '../../shared/http/access.decorators.js';
 import { EmptyBodyDto } from '../../shared/http/empty-body.dto.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
 import { Audited } from '../../shared/http/audited.decorator.js';
+import { mayMoveTo } from '../../shared/http/team-move.js';
 import { JobRuns } from '../application/job-runs.js';
 import { JobsService } from '../application/jobs.service.js';
 import { Job } from '../domain/job.js';
@@ -125,20 +118,8 @@ export class JobsController {
     @Body() { team, ...body }: UpdateJobDto,
     @Caller() caller: Principal,
   ): Promise<JobResponse> {
-    if (team !== undefined) await this.mayMoveTo(caller, team);
+    if (team !== undefined) await mayMoveTo(caller, team, 'a job', this.owners);
     return this.withLastExecution(await this.jobs.update(id, body, team, visibleTeams(caller) ?? undefined));
-  }
-
-  /** A job moves to a team the caller administers too (the guard checked the team it leaves). */
-  private async mayMoveTo(caller: Principal, team: string): Promise<void> {
-    if (roleInTeam(caller, team) === null || !(await this.owners.teamExists(team))) {
-      throw new NotFoundError(`Team ${team} not found`, 'team');
-    }
-    if (!holdsInTeam(caller, team, 'admin')) {
-      throw new ForbiddenError(
-        `Moving a job to the team ${team} needs the admin role there; ${caller.name} has ${roleInTeam(caller, team)}`,
-      );
-    }
   }
 
   @Post(':id/pause')

@@ -5,6 +5,7 @@ import { ConcurrencyGroupProps } from '../domain/concurrency-group.js';
 export const CONCURRENCY_GROUP_COLUMNS = new TableColumns<ConcurrencyGroupProps>('concurrency_groups', {
   id: { type: 'uuid' },
   name: { type: 'text' },
+  team: { type: 'text' },
   limit: { type: 'integer', column: '"limit"' },
   createdAt: { type: 'timestamptz' },
   updatedAt: { type: 'timestamptz' },

@@ -8,7 +8,7 @@ import { CONCURRENCY_GROUP_COLUMNS } from './concurrency-group.columns.js';
 const COLUMNS = CONCURRENCY_GROUP_COLUMNS.select();
 const INSERT = CONCURRENCY_GROUP_COLUMNS.insert();
 /** What an update writes, with the version moving on by one. */
-const UPDATED = ['name', 'limit', 'updatedAt'] as const;
+const UPDATED = ['name', 'team', 'limit', 'updatedAt'] as const;
 const UPDATE = `UPDATE concurrency_groups SET ${CONCURRENCY_GROUP_COLUMNS.assignments(UPDATED, 3)}, version = version + 1
   WHERE id = $1 AND version = $2 RETURNING id`;
 
@@ -51,8 +51,11 @@ export class SqlConcurrencyGroupRepository extends ConcurrencyGroupRepository {
     return row ? ConcurrencyGroup.restore(row) : null;
   }
 
-  async all(): Promise<ConcurrencyGroup[]> {
-    const rows = await this.db.rows<ConcurrencyGroupProps>(`SELECT ${COLUMNS} FROM concurrency_groups ORDER BY name`);
+  async all(teams?: readonly string[]): Promise<ConcurrencyGroup[]> {
+    const rows = await this.db.rows<ConcurrencyGroupProps>(
+      `SELECT ${COLUMNS} FROM concurrency_groups WHERE $1::text[] IS NULL OR team = ANY ($1::text[]) ORDER BY name`,
+      [teams ?? null],
+    );
     return rows.map((row) => ConcurrencyGroup.restore(row));
   }
 

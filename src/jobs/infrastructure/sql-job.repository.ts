@@ -2,9 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { Page, PageRequest, toPage } from '../../shared/application/page.js';
 import { ConflictError, StaleWriteError } from '../../shared/domain/domain-errors.js';
 import { Database, uniqueViolation } from '../../shared/infrastructure/database.js';
-import { AlertingJob, ChannelUsers, DueJobs, JobFilter, JobRepository } from '../application/job.repository.js';
+import {
+  AlertingJob,
+  ChannelUsers,
+  DueJobs,
+  JobAlerts,
+  JobFilter,
+  JobRepository,
+} from '../application/job.repository.js';
 import { Job, JobProps } from '../domain/job.js';
-import type { JobAlert } from '../domain/job-alerts.js';
 import type { LateWatch } from '../domain/late-watch.js';
 import { JOB_COLUMNS } from './job.columns.js';
 
@@ -43,7 +49,10 @@ export const TRIGGERED_AFTER = `SELECT ${SELECTED} FROM jobs
 
 const restore = (row: JobProps) => Job.restore(row);
 
-/** Each channel of $1 with the live jobs whose rules name it (a job names a channel once), the first $2 by name, and how many. */
+/**
+ * Each channel of $1 with the live jobs whose rules name it (a job names a channel once), the
+ * first $2 by name, and how many; of the teams $3 only, when given.
+ */
 const ALERTING_TO = `
   SELECT channel, id, name, "on", total::int AS total FROM (
     SELECT rule ->> 'channel' AS channel, j.id, j.name, rule -> 'on' AS "on",
@@ -51,6 +60,7 @@ const ALERTING_TO = `
            row_number() OVER (PARTITION BY rule ->> 'channel' ORDER BY j.name) AS n
       FROM jobs j CROSS JOIN LATERAL jsonb_array_elements(j.alerts) AS rule
      WHERE j.deleted_at IS NULL AND rule ->> 'channel' = ANY ($1::text[])
+       AND ($3::text[] IS NULL OR j.team = ANY ($3::text[]))
   ) AS naming
   WHERE n <= $2 ORDER BY channel, name`;
 
@@ -186,8 +196,16 @@ export class SqlJobRepository extends JobRepository {
     return rows.map((row) => row.name);
   }
 
-  async alertingTo(channels: readonly string[], limit: number): Promise<Map<string, ChannelUsers>> {
-    const rows = await this.db.rows<AlertingJob & { channel: string; total: number }>(ALERTING_TO, [channels, limit]);
+  async alertingTo(
+    channels: readonly string[],
+    limit: number,
+    teams?: readonly string[],
+  ): Promise<Map<string, ChannelUsers>> {
+    const rows = await this.db.rows<AlertingJob & { channel: string; total: number }>(ALERTING_TO, [
+      channels,
+      limit,
+      teams ?? null,
+    ]);
     const users = new Map<string, ChannelUsers>();
     for (const { channel, total, ...job } of rows) {
       let ofChannel = users.get(channel);
@@ -197,12 +215,12 @@ export class SqlJobRepository extends JobRepository {
     return users;
   }
 
-  async alertsOf(ids: readonly string[]): Promise<Map<string, { name: string; alerts: JobAlert[] }>> {
-    const rows = await this.db.rows<Pick<JobProps, 'id' | 'name' | 'alerts'>>(
-      `SELECT id, name, alerts FROM jobs WHERE id = ANY ($1::uuid[]) AND deleted_at IS NULL`,
+  async alertsOf(ids: readonly string[]): Promise<Map<string, JobAlerts>> {
+    const rows = await this.db.rows<Pick<JobProps, 'id' | 'name' | 'team' | 'alerts'>>(
+      `SELECT id, name, team, alerts FROM jobs WHERE id = ANY ($1::uuid[]) AND deleted_at IS NULL`,
       [ids],
     );
-    return new Map(rows.map((row) => [row.id, { name: row.name, alerts: row.alerts }]));
+    return new Map(rows.map((row) => [row.id, { name: row.name, team: row.team!, alerts: row.alerts }]));
   }
 
   async lockTriggerGraph(): Promise<Map<string, string[]>> {

@@ -7,13 +7,15 @@ import type { AlertEvent, ChannelAlertEvent } from '../../../jobs/domain/job-ale
 import { CHANNEL_TYPES } from '../../domain/channel.js';
 import type { Channel, ChannelType } from '../../domain/channel.js';
 import { LISTED_JOBS } from '../../application/channels.service.js';
+import { ListQueryDto } from '../../../shared/http/list-query.dto.js';
 
 export class AllJobsDto {
   @ApiPropertyOptional({
     enum: CHANNEL_ALERT_EVENTS,
     isArray: true,
     default: DEFAULT_ALERT_ON,
-    description: "Every job's events, and the cluster's (retention_failed, retention_behind, retention_recovered)",
+    description:
+      "The events of every job of the channel's team, and the cluster's (retention_failed, retention_behind, retention_recovered)",
   })
   @IsOptional()
   @IsArray()
@@ -23,9 +25,23 @@ export class AllJobsDto {
 
 /** Shapes only: the channel's rules are the domain's. */
 export class CreateChannelDto {
-  @ApiProperty({ example: 'ops-webhook', description: 'Unique; what jobs name in their alerts' })
+  @ApiProperty({
+    example: 'ops-webhook',
+    description: "Unique across the organisation; what the jobs of the channel's team name in their alerts",
+  })
   @IsString()
   name!: string;
+
+  @ApiPropertyOptional({
+    example: 'payments',
+    description:
+      "The team that owns the channel: only its jobs name it. On create: default the caller's only team (`default` " +
+      'for an Orbit admin or an organisation-wide token). On update: moves the channel, which needs the admin role ' +
+      'in both teams, and is refused (409) while jobs name it',
+  })
+  @IsOptional()
+  @IsString()
+  team?: string;
 
   @ApiProperty({ enum: CHANNEL_TYPES, example: 'webhook' })
   @IsIn(CHANNEL_TYPES)
@@ -60,7 +76,8 @@ export class CreateChannelDto {
   @ApiPropertyOptional({
     type: AllJobsDto,
     nullable: true,
-    description: 'Set: the channel applies to every job on these events; null: only to the jobs that name it',
+    description:
+      'Set: the channel applies to every job of its team on these events; null: only to the jobs that name it',
   })
   @IsOptional()
   @ValidateIf((_, value) => value !== null)
@@ -71,6 +88,13 @@ export class CreateChannelDto {
 }
 
 export class UpdateChannelDto extends PartialType(CreateChannelDto) {}
+
+export class ListChannelsQuery extends ListQueryDto {
+  @ApiPropertyOptional({ example: 'payments', description: "Only the channels of this team (one of the caller's)" })
+  @IsOptional()
+  @IsString()
+  team?: string;
+}
 
 export class ChannelJobDto {
   @ApiProperty({ format: 'uuid' })
@@ -91,6 +115,8 @@ export class ChannelResponse {
   id!: string;
   @ApiProperty({ example: 'ops-webhook' })
   name!: string;
+  @ApiProperty({ example: 'payments', description: 'The team that owns the channel' })
+  team!: string;
   @ApiProperty({ enum: CHANNEL_TYPES })
   type!: string;
   @ApiProperty({
@@ -106,7 +132,7 @@ export class ChannelResponse {
   allJobs!: { on: ChannelAlertEvent[] } | null;
   @ApiProperty({
     type: [ChannelJobDto],
-    description: `The jobs whose alert rules name the channel, the first ${LISTED_JOBS} by name`,
+    description: `The jobs whose alert rules name the channel (of its team), the first ${LISTED_JOBS} by name`,
   })
   jobs!: ChannelJobDto[];
   @ApiProperty({ example: 2, description: 'How many jobs the alert rules of which name the channel' })
@@ -121,6 +147,7 @@ export class ChannelResponse {
     return {
       id: channel.id,
       name: channel.name,
+      team: channel.team,
       type: channel.type,
       settings: channel.publicSettings(),
       allJobs: channel.allJobsOn ? { on: channel.allJobsOn } : null,
