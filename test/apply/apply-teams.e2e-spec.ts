@@ -90,14 +90,22 @@ describe('POST /apply and GET /orbit-file in a team', () => {
   afterAll(() => t.close());
 
   it("what a file names goes to the body's team; the answer says which", async () => {
-    const file = { jobs: { ledger: { command: 'ledger.sh', cronExpression: '@daily' } } };
+    const file = {
+      channels: { 'payments-hooks': { type: 'webhook', url: 'http://127.0.0.1:9/payments' } },
+      jobs: { ledger: { command: 'ledger.sh', cronExpression: '@daily' } },
+    };
     const plan = (await apply({ file, team: 'payments' }).expect(200)).body as Plan;
     expect(plan).toEqual({
       dryRun: false,
       team: 'payments',
-      items: [{ section: 'jobs', name: 'ledger', action: 'create', changes: [] }],
+      items: [
+        { section: 'channels', name: 'payments-hooks', action: 'create', changes: [] },
+        { section: 'jobs', name: 'ledger', action: 'create', changes: [] },
+      ],
     });
     expect(await jobsOf('payments')).toEqual([expect.objectContaining({ name: 'ledger', team: 'payments' })]);
+    const channel = await t.db.sql(`SELECT team FROM channels WHERE name = 'payments-hooks'`);
+    expect(channel.rows).toEqual([{ team: 'payments' }]);
     expect(await names('default')).toEqual(['backup', 'report']);
   });
 
@@ -200,7 +208,7 @@ describe('POST /apply and GET /orbit-file in a team', () => {
         jobs: { backup: expect.any(Object) as unknown },
       });
       expect(await exported('', paymentsAdmin)).toEqual({
-        channels: {},
+        channels: { 'payments-hooks': expect.any(Object) as unknown },
         jobs: { invoices: { command: 'invoices.sh', cronExpression: '@daily' } },
       });
       expect(await exported('?team=default', paymentsAdmin)).toEqual({ channels: {}, jobs: {} });
@@ -208,8 +216,13 @@ describe('POST /apply and GET /orbit-file in a team', () => {
 
     it('applied back to its team, an export changes nothing', async () => {
       const file = await exported('?team=payments', paymentsAdmin);
+      // the CLI fills a channel's URL in from the environment: an export names it, never shows it
+      expect(file.channels).toEqual({
+        'payments-hooks': { type: 'webhook', url: '${ORBIT_CHANNEL_PAYMENTS_HOOKS_URL}' },
+      });
+      file.channels = { 'payments-hooks': { type: 'webhook', url: 'http://127.0.0.1:9/payments' } };
       const plan = (await apply({ file, team: 'payments', dryRun: true }).expect(200)).body as Plan;
-      expect(plan.items.map((i) => i.action)).toEqual(['unchanged']);
+      expect(plan.items.map((i) => i.action)).toEqual(['unchanged', 'unchanged']);
     });
 
     it('is for admins of the team: a person gets the teams they administer, and is refused a team they only view', async () => {

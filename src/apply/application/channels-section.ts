@@ -3,10 +3,8 @@ import { ChannelsService } from '../../alerts/application/channels.service.js';
 import { Channel, ChannelInput } from '../../alerts/domain/channel.js';
 import { maskedUrl } from '../../alerts/domain/masked-url.js';
 import { Clock } from '../../shared/domain/clock.js';
-import { ConflictError, InvalidArgumentError } from '../../shared/domain/domain-errors.js';
-import { DEFAULT_TEAM } from '../../shared/domain/principal.js';
+import { ConflictError } from '../../shared/domain/domain-errors.js';
 import { changedFields, FieldChange } from '../../shared/application/field-changes.js';
-import { TeamOwners } from '../../shared/application/team-owners.js';
 import { ApplyScope, ApplySection, forEachEntry, PlanItem, uniqueNames } from './plan.js';
 
 /** A channel of the file: every field of POST /channels but the name, which is its key. */
@@ -19,8 +17,7 @@ const SECRET_SHOWN = '(secret)';
  * The channels the file's jobs alert to, applied before the jobs so that their rules find
  * them. The file is the whole channel: a webhook without `secret` has none. Channels are
  * never pruned (jobs the file does not name may alert to them). The file is compared with its
- * team's channels only; the channels service makes a channel in the team `default`, so a file
- * of another team may update its team's channels but not create one.
+ * team's channels only, and a channel it makes is that team's.
  */
 @Injectable()
 export class ChannelsSection extends ApplySection {
@@ -28,7 +25,6 @@ export class ChannelsSection extends ApplySection {
 
   constructor(
     private readonly channels: ChannelsService,
-    private readonly owners: TeamOwners,
     private readonly clock: Clock,
   ) {
     super();
@@ -88,15 +84,10 @@ export class ChannelsSection extends ApplySection {
     );
   }
 
-  /** A new channel, which the channels service makes in the team `default`; a name another team's channel has is taken. */
+  /** A new channel of the file's team; a name another team's channel has is taken. */
   private async create(name: string, input: ChannelInput, team: string): Promise<Channel> {
-    if (team !== DEFAULT_TEAM) {
-      throw new InvalidArgumentError(
-        `apply makes new channels in the team ${DEFAULT_TEAM} only, and this file applies to ${team}`,
-      );
-    }
     try {
-      return await this.channels.create(input);
+      return await this.channels.create(input, team);
     } catch (error) {
       if (error instanceof ConflictError && error.field === 'name') {
         throw new ConflictError(
@@ -111,13 +102,7 @@ export class ChannelsSection extends ApplySection {
   /** The channels of `teams` (undefined: every team's). */
   private async of(teams?: readonly string[]): Promise<Channel[]> {
     const channels = await this.channels.all();
-    if (teams === undefined) return channels;
-    const kept: Channel[] = [];
-    for (const channel of channels) {
-      const team = await this.owners.teamOf('channel', channel.id);
-      if (typeof team === 'string' && teams.includes(team)) kept.push(channel);
-    }
-    return kept;
+    return teams === undefined ? channels : channels.filter((channel) => teams.includes(channel.team));
   }
 }
 

@@ -13,7 +13,7 @@ import type { OrbitFile } from '../../application/apply.service.js';
 export class JobEntryDto extends OmitType(CreateJobDto, ['name', 'team'] as const) {}
 
 /** A channel of the file: the body of POST /channels without the name, which is its key. */
-export class ChannelEntryDto extends OmitType(CreateChannelDto, ['name'] as const) {}
+export class ChannelEntryDto extends OmitType(CreateChannelDto, ['name', 'team'] as const) {}
 
 /** Each section of the file and the DTO of its entries, filled by @Entries. */
 const SECTIONS = new Map<string, new () => object>();
