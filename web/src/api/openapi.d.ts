@@ -360,7 +360,7 @@ export interface paths {
         };
         /**
          * Changes made through the API, newest first (admin)
-         * @description Filters combine (all must hold); a `nextCursor` is followed with the same filters.
+         * @description An Orbit admin and an organisation-wide admin token read every change; an admin of some teams, what happened in those teams. Filters combine (all must hold); a `nextCursor` is followed with the same filters.
          */
         get: operations["AuditController_list"];
         put?: never;
@@ -518,10 +518,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every concurrency group, by name (admin) */
+        /** The concurrency groups of the caller's teams, by name (admin) */
         get: operations["ConcurrencyGroupsController_list"];
         put?: never;
-        /** Create a concurrency group: a limit shared by the jobs that name it (admin) */
+        /** Create a concurrency group: a limit shared by the jobs that name it (admin of the group's team) */
         post: operations["ConcurrencyGroupsController_create"];
         delete?: never;
         options?: never;
@@ -536,20 +536,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a concurrency group (admin) */
+        /** Read a concurrency group (admin of the group's team) */
         get: operations["ConcurrencyGroupsController_get"];
         put?: never;
         post?: never;
         /**
-         * Delete a concurrency group (admin)
+         * Delete a concurrency group (admin of the group's team)
          * @description Refused (409) while jobs name it.
          */
         delete: operations["ConcurrencyGroupsController_remove"];
         options?: never;
         head?: never;
         /**
-         * Change the limit or the name (admin)
-         * @description A new limit holds from the next claim on. A rename is refused (409) while jobs name the group.
+         * Change the limit, the name or the team (admin of the group's team)
+         * @description A new limit holds from the next claim on. A rename is refused (409) while jobs name the group. `team` moves the group to another team: it needs the admin role in both, and is refused (409) while jobs name it.
          */
         patch: operations["ConcurrencyGroupsController_update"];
         trace?: never;
@@ -834,7 +834,7 @@ export interface paths {
         };
         /**
          * Page through the events, oldest first
-         * @description Every change of an execution's status and every change of a job, in the order of `seq`. Pass `nextAfter` as `after` for the next page; an empty page is the end for now.
+         * @description Every change of an execution's status and every change of a job, of the jobs of the caller's teams, in the order of `seq`. Pass `nextAfter` as `after` for the next page; an empty page is the end for now.
          */
         get: operations["EventsController_list"];
         put?: never;
@@ -854,7 +854,7 @@ export interface paths {
         };
         /**
          * Follow the events, as server-sent events
-         * @description Server-sent events: every event after the cursor, in order, then each new one as it is written (woken by NOTIFY within milliseconds). Each message is `id: <seq>` and `data: <the event as JSON>` (the schema of GET /events items). The cursor is the `Last-Event-ID` header (sent by EventSource when it reconnects), else `after`, else the newest event at connection (only new events follow). The stream first sends `id:` with its starting cursor, so a client that reconnects before any event still resumes there. A client that reconnects with the id of the last event it got misses none and sees none twice. Lines starting with `:` are comments (keep-alives every 15 s). A token holds at most ORBIT_STREAMS_PER_CALLER (20) streams open on a node, and a node at most ORBIT_STREAMS_PER_NODE (200); one more is a 429 with Retry-After. Try it with `curl -N -H "Authorization: Bearer <token>" localhost:3000/events/stream`.
+         * @description Server-sent events: every event after the cursor, in order, then each new one as it is written (woken by NOTIFY within milliseconds). Each message is `id: <seq>` and `data: <the event as JSON>` (the schema of GET /events items). The cursor is the `Last-Event-ID` header (sent by EventSource when it reconnects), else `after`, else the newest event at connection (only new events follow). Only the events of the jobs of the caller's teams are sent. The stream first sends `id:` with its starting cursor, so a client that reconnects before any event still resumes there. A client that reconnects with the id of the last event it got misses none and sees none twice. Lines starting with `:` are comments (keep-alives every 15 s). A token holds at most ORBIT_STREAMS_PER_CALLER (20) streams open on a node, and a node at most ORBIT_STREAMS_PER_NODE (200); one more is a 429 with Retry-After. Try it with `curl -N -H "Authorization: Bearer <token>" localhost:3000/events/stream`.
          */
         get: operations["EventsController_stream"];
         put?: never;
@@ -872,10 +872,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List channels, newest first (admin) */
+        /** List the channels of the caller's teams, newest first (admin) */
         get: operations["ChannelsController_list"];
         put?: never;
-        /** Create a channel: webhook, slack or email (admin) */
+        /** Create a channel: webhook, slack or email (admin of the channel's team) */
         post: operations["ChannelsController_create"];
         delete?: never;
         options?: never;
@@ -890,20 +890,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a channel (admin) */
+        /** Read a channel (admin of the channel's team) */
         get: operations["ChannelsController_get"];
         put?: never;
         post?: never;
         /**
-         * Delete a channel and its deliveries (admin)
+         * Delete a channel and its deliveries (admin of the channel's team)
          * @description Refused (409) while the alerts of a job name it.
          */
         delete: operations["ChannelsController_remove"];
         options?: never;
         head?: never;
         /**
-         * Change some fields of a channel (admin)
-         * @description The type stays. A secret left out stays as it was. A rename is refused (409) while jobs name the channel.
+         * Change some fields of a channel (admin of the channel's team)
+         * @description The type stays. A secret left out stays as it was. A rename is refused (409) while jobs name the channel. `team` moves the channel to another team: it needs the admin role in both, and is refused (409) while jobs name it.
          */
         patch: operations["ChannelsController_update"];
         trace?: never;
@@ -918,7 +918,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send a test alert now (admin)
+         * Send a test alert now (admin of the channel's team)
          * @description Answers the delivery after its first attempt; if that failed, it is retried like any other.
          */
         post: operations["ChannelsController_test"];
@@ -936,8 +936,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List alert deliveries, newest first, each with every attempt
-         * @description Admins read each attempt's error as recorded; the other roles its status only.
+         * List the alert deliveries of the caller's teams' channels, newest first, each with every attempt
+         * @description A delivery belongs to its channel's team. The admins of that team read each attempt's error as recorded; the other roles its status only.
          */
         get: operations["DeliveriesController_list"];
         put?: never;
@@ -958,8 +958,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Make Orbit match an orbit file, in one transaction (admin)
-         * @description Creates and updates the channels and jobs the file names (the jobs take the defaults for the fields they leave out) and, with prune, deletes the jobs an earlier apply created that it no longer names. Answers the plan. All or nothing: a refused entry is a 400 (or 409) naming it and its field, and nothing is changed. dryRun answers the same plan, with the same refusals, and changes nothing. The schema of the file: GET /schemas/orbit-file.json.
+         * Make a team's jobs and channels match an orbit file, in one transaction (admin of the team)
+         * @description Creates and updates the channels and jobs the file names in the team (`team`, else the caller's only team; the jobs take the defaults for the fields they leave out) and, with prune, deletes the jobs of the team an earlier apply created that it no longer names. Other teams' jobs and channels are not compared, changed or deleted: a name one of them has is a 409. Answers the plan. All or nothing: a refused entry is a 400 (or 409) naming it and its field, and nothing is changed. dryRun answers the same plan, with the same refusals, and changes nothing. The schema of the file: GET /schemas/orbit-file.json.
          */
         post: operations["ApplyController_apply"];
         delete?: never;
@@ -976,8 +976,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The channels and jobs as an orbit file (admin: it describes the channels)
-         * @description What POST /apply takes, and would leave unchanged. Jobs list the fields that differ from the defaults; channels' secrets and URLs are never answered: they are ${ORBIT_CHANNEL_<NAME>_URL} and _SECRET placeholders.
+         * The channels and jobs of the teams the caller administers, as an orbit file (admin: it describes the channels)
+         * @description What POST /apply takes, and would leave unchanged: with `team`, that team's, to apply with the same `team`. Without it, those of every team the caller is an admin of, in one file. Jobs list the fields that differ from the defaults; channels' secrets and URLs are never answered: they are ${ORBIT_CHANNEL_<NAME>_URL} and _SECRET placeholders.
          */
         get: operations["ApplyController_current"];
         put?: never;
@@ -1430,6 +1430,11 @@ export interface components {
              *     }
              */
             details: Record<string, never>;
+            /**
+             * @description The team it happened in: a job's, a run's, a channel's or a group's (the one it left, for a move); null for what spans the organisation (tokens, teams, people)
+             * @example payments
+             */
+            team: string | null;
         };
         AuditPageResponse: {
             items: components["schemas"]["AuditEventResponse"][];
@@ -2023,10 +2028,15 @@ export interface components {
         };
         CreateConcurrencyGroupDto: {
             /**
-             * @description Unique
+             * @description Unique across the organisation; what the jobs of the group's team name
              * @example database
              */
             name: string;
+            /**
+             * @description The team that owns the group: only its jobs name it. On create: default the caller's only team (`default` for an Orbit admin or an organisation-wide token). On update: moves the group, which needs the admin role in both teams, and is refused (409) while jobs name it
+             * @example payments
+             */
+            team?: string;
             /**
              * @description At most this many runs of the group's jobs RUNNING at once, across every worker
              * @example 3
@@ -2041,6 +2051,11 @@ export interface components {
             id: string;
             /** @example database */
             name: string;
+            /**
+             * @description The team that owns the group
+             * @example payments
+             */
+            team: string;
             /** @example 3 */
             limit: number;
             /** @example 2026-11-30T10:00:00.000Z */
@@ -2053,10 +2068,15 @@ export interface components {
         };
         UpdateConcurrencyGroupDto: {
             /**
-             * @description Unique
+             * @description Unique across the organisation; what the jobs of the group's team name
              * @example database
              */
             name?: string;
+            /**
+             * @description The team that owns the group: only its jobs name it. On create: default the caller's only team (`default` for an Orbit admin or an organisation-wide token). On update: moves the group, which needs the admin role in both teams, and is refused (409) while jobs name it
+             * @example payments
+             */
+            team?: string;
             /**
              * @description At most this many runs of the group's jobs RUNNING at once, across every worker
              * @example 3
@@ -2565,7 +2585,7 @@ export interface components {
         };
         AllJobsDto: {
             /**
-             * @description Every job's events, and the cluster's (retention_failed, retention_behind, retention_recovered)
+             * @description The events of every job of the channel's team, and the cluster's (retention_failed, retention_behind, retention_recovered)
              * @default [
              *       "failed"
              *     ]
@@ -2574,10 +2594,15 @@ export interface components {
         };
         CreateChannelDto: {
             /**
-             * @description Unique; what jobs name in their alerts
+             * @description Unique across the organisation; what the jobs of the channel's team name in their alerts
              * @example ops-webhook
              */
             name: string;
+            /**
+             * @description The team that owns the channel: only its jobs name it. On create: default the caller's only team (`default` for an Orbit admin or an organisation-wide token). On update: moves the channel, which needs the admin role in both teams, and is refused (409) while jobs name it
+             * @example payments
+             */
+            team?: string;
             /**
              * @example webhook
              * @enum {string}
@@ -2600,7 +2625,7 @@ export interface components {
              *     ]
              */
             to?: string[];
-            /** @description Set: the channel applies to every job on these events; null: only to the jobs that name it */
+            /** @description Set: the channel applies to every job of its team on these events; null: only to the jobs that name it */
             allJobs?: components["schemas"]["AllJobsDto"] | null;
         };
         ChannelJobDto: {
@@ -2622,6 +2647,11 @@ export interface components {
             id: string;
             /** @example ops-webhook */
             name: string;
+            /**
+             * @description The team that owns the channel
+             * @example payments
+             */
+            team: string;
             /** @enum {string} */
             type: "webhook" | "slack" | "email";
             /**
@@ -2633,7 +2663,7 @@ export interface components {
              */
             settings: Record<string, never>;
             allJobs: components["schemas"]["AllJobsDto"] | null;
-            /** @description The jobs whose alert rules name the channel, the first 20 by name */
+            /** @description The jobs whose alert rules name the channel (of its team), the first 20 by name */
             jobs: components["schemas"]["ChannelJobDto"][];
             /**
              * @description How many jobs the alert rules of which name the channel
@@ -2652,10 +2682,15 @@ export interface components {
         };
         UpdateChannelDto: {
             /**
-             * @description Unique; what jobs name in their alerts
+             * @description Unique across the organisation; what the jobs of the channel's team name in their alerts
              * @example ops-webhook
              */
             name?: string;
+            /**
+             * @description The team that owns the channel: only its jobs name it. On create: default the caller's only team (`default` for an Orbit admin or an organisation-wide token). On update: moves the channel, which needs the admin role in both teams, and is refused (409) while jobs name it
+             * @example payments
+             */
+            team?: string;
             /**
              * @example webhook
              * @enum {string}
@@ -2678,7 +2713,7 @@ export interface components {
              *     ]
              */
             to?: string[];
-            /** @description Set: the channel applies to every job on these events; null: only to the jobs that name it */
+            /** @description Set: the channel applies to every job of its team on these events; null: only to the jobs that name it */
             allJobs?: components["schemas"]["AllJobsDto"] | null;
         };
         DeliveryAttemptResponse: {
@@ -2738,11 +2773,6 @@ export interface components {
             nextCursor: string | null;
         };
         JobEntryDto: {
-            /**
-             * @description The team that owns the job, its runs and history. On create: default the caller's only team (`default` for an Orbit admin or an organisation-wide token). On update: moves the job, which needs the admin role in both teams (its alert channels and concurrency group must be the new team's)
-             * @example payments
-             */
-            team?: string;
             /**
              * @description What the job is for, trimmed
              * @default
@@ -2894,7 +2924,7 @@ export interface components {
              *     ]
              */
             to?: string[];
-            /** @description Set: the channel applies to every job on these events; null: only to the jobs that name it */
+            /** @description Set: the channel applies to every job of its team on these events; null: only to the jobs that name it */
             allJobs?: components["schemas"]["AllJobsDto"] | null;
         };
         OrbitFileDto: {
@@ -2911,12 +2941,17 @@ export interface components {
             /** @description The desired state: an orbit file, as JSON */
             file: components["schemas"]["OrbitFileDto"];
             /**
+             * @description The team the file describes: what it creates goes to this team, and it is compared with this team's jobs and channels only (another team's are never changed or deleted; a name one of them has is refused as taken). Default: the caller's only team (`default` for an Orbit admin or an organisation-wide token). Needs the admin role in the team.
+             * @example payments
+             */
+            team?: string;
+            /**
              * @description Answer the plan and change nothing
              * @default false
              */
             dryRun?: boolean;
             /**
-             * @description Also delete the jobs an earlier apply created or adopted that the file no longer names
+             * @description Also delete the team's jobs that an earlier apply created or adopted and the file no longer names
              * @default false
              */
             prune?: boolean;
@@ -2958,6 +2993,11 @@ export interface components {
              * @example false
              */
             dryRun: boolean;
+            /**
+             * @description The team the file was applied to
+             * @example payments
+             */
+            team: string;
             /** @description In the order applied: channels, then jobs, then deletions */
             items: components["schemas"]["PlanItemResponse"][];
         };
@@ -4469,6 +4509,8 @@ export interface operations {
                 actor?: string;
                 /** @description Only changes of this job, execution, token, channel, group or worker (its id, exact) */
                 targetId?: string;
+                /** @description Only what happened in this team (one the caller administers) */
+                team?: string;
                 /** @description Only changes made at this instant or later (included) */
                 from?: string;
                 /** @description Only changes made before this instant (excluded); after `from` */
@@ -5249,7 +5291,10 @@ export interface operations {
     };
     ConcurrencyGroupsController_list: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only the groups of this team (one of the caller's) */
+                team?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5262,6 +5307,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConcurrencyGroupListResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description No bearer token, or an unknown or revoked one */
@@ -5334,6 +5388,15 @@ export interface operations {
             };
             /** @description The token's role does not include the one this endpoint needs */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6707,6 +6770,8 @@ export interface operations {
                 limit?: number;
                 /** @description The `nextCursor` of the previous page, with the same filters */
                 cursor?: string;
+                /** @description Only the channels of this team (one of the caller's) */
+                team?: string;
             };
             header?: never;
             path?: never;
@@ -6801,6 +6866,15 @@ export interface operations {
             };
             /** @description The token's role does not include the one this endpoint needs */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7226,6 +7300,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description No such job or execution */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Illegal transition, duplicate name, or a concurrent change (the message says which) */
             409: {
                 headers: {
@@ -7248,7 +7331,10 @@ export interface operations {
     };
     ApplyController_current: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only this team's channels and jobs (one the caller administers): the file to apply with the same `team` */
+                team?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -7261,6 +7347,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OrbitFileDto"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description No bearer token, or an unknown or revoked one */
