@@ -64,6 +64,18 @@ describe("the dashboard: the header's team filter, and a job's team", () => {
       expect({ path, alerts: await page.getByRole('alert').allTextContents() }).toEqual({ path, alerts: [] });
     }
 
+    // what the reader makes goes to the team chosen, unless they name another
+    await page.goto(`${baseUrl}/ui/jobs/new`);
+    expect(await field('Team').inputValue()).toBe('payments');
+    await page.goto(`${baseUrl}/ui/concurrency-groups`);
+    await field('Name').fill('ledger-db');
+    await field('Limit').fill('2');
+    await page.getByRole('button', { name: 'Add group', exact: true }).click();
+    await page.getByRole('row', { name: /ledger-db/ }).waitFor();
+    expect((await api().get('/concurrency-groups').expect(200)).body.items).toEqual([
+      expect.objectContaining({ name: 'ledger-db', team: 'payments' }),
+    ]);
+
     // kept for the tab, across a reload
     await page.goto(`${baseUrl}/ui/jobs`);
     await page.getByRole('table', { name: 'Jobs' }).waitFor();

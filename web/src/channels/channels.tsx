@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { chosenTeam } from '../shared/team-filter';
 import { api, ok } from '../api/client';
 import type { components } from '../api/openapi';
 import { Confirm } from '../shared/confirm';
@@ -93,7 +94,7 @@ export function ChannelsPage({ query }: { query: URLSearchParams }) {
     void attempt(async () => {
       const body = bodyOf(draft, editing !== undefined);
       if (editing) await ok(api.PATCH('/channels/{id}', { params: { path: { id: editing.id } }, body }));
-      else await ok(api.POST('/channels', { body }));
+      else await ok(api.POST('/channels', { body: { ...body, team: chosenTeam() ?? undefined } }));
       setNotice(`Saved ${draft.name}`);
       setDraft(EMPTY);
       setEditing(undefined);

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { chosenTeam } from '../shared/team-filter';
 import { api, ApiError, ok } from '../api/client';
 import type { components } from '../api/openapi';
 import { Confirm } from '../shared/confirm';
@@ -64,7 +65,7 @@ export function ConcurrencyGroupsPage() {
       const body = { name: draft.name, limit: limitOf(draft.limit) };
       if (editing) {
         await ok(api.PATCH('/concurrency-groups/{id}', { params: { path: { id: editing.id } }, body }));
-      } else await ok(api.POST('/concurrency-groups', { body }));
+      } else await ok(api.POST('/concurrency-groups', { body: { ...body, team: chosenTeam() ?? undefined } }));
       setNotice(`Saved ${draft.name}`);
       reset();
     });

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { chosenTeam } from '../../shared/team-filter';
 import { api, ApiError, ok } from '../../api/client';
 import { navigate } from '../../shared/router';
 import { Loading, PageTitle, Problem } from '../../shared/ui';
@@ -22,7 +23,7 @@ import { SchedulePreview } from './schedule-preview';
 const NO_ERRORS: FieldErrors = { fields: {}, rest: [] };
 
 export function JobForm({ id }: { id?: string }) {
-  const [values, setValues] = useState<Values | undefined>(id ? undefined : NEW_JOB);
+  const [values, setValues] = useState<Values | undefined>(id ? undefined : { ...NEW_JOB, team: chosenTeam() ?? '' });
   /** The job as it was read: a folded section with a value of its own in it opens. */
   const [loaded, setLoaded] = useState<Values>(NEW_JOB);
   const [loadError, setLoadError] = useState<Error>();
