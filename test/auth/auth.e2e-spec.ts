@@ -425,7 +425,7 @@ describe('the audit trail', () => {
 
     expect(items.map(({ actor, action, targetId }) => ({ actor, action, targetId }))).toEqual([...expected].reverse());
     for (const item of items) {
-      expect(Object.keys(item).sort()).toEqual(['action', 'actor', 'createdAt', 'details', 'id', 'targetId']);
+      expect(Object.keys(item).sort()).toEqual(['action', 'actor', 'createdAt', 'details', 'id', 'targetId', 'team']);
       expect(item.id).toMatch(/^[0-9a-f-]{36}$/);
       expect(item.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       const at = Date.parse(item.createdAt);

@@ -369,9 +369,10 @@ export function valuesOf(job: Job): Values {
 }
 
 export function bodyOf(values: Values): JobInput {
+  // a field left to its default (team: undefined) is no key at all, as the API's schema wants
   const written = JOB_FIELDS.flatMap((field) =>
     'write' in field ? [[field.name, field.write(values[field.name], values)] as const] : [],
-  );
+  ).filter(([, value]) => value !== undefined);
   // each value has the type of its key (ApiField), and name, command and cronExpression have entries
   return Object.fromEntries(written) as unknown as JobInput;
 }
