@@ -32,16 +32,22 @@ describe('people', () => {
     ]);
   });
 
-  it("an admin group makes an Orbit admin; otherwise the role across the organisation is the team default's", () => {
-    const grants: Grant[] = [{ team: 'payments', kind: 'group', subject: 'payments', role: 'operator' }];
+  it('an admin group makes an Orbit admin; otherwise the role checked first is the strongest of their teams', () => {
+    const grants: Grant[] = [
+      { team: 'payments', kind: 'group', subject: 'payments', role: 'operator' },
+      { team: 'default', kind: 'group', subject: 'payments', role: 'viewer' },
+    ];
     expect(personPrincipal({ ...person, userId: 'u' }, grants, ['sre'], 'session')).toMatchObject({
       admin: true,
       role: 'admin',
     });
     expect(personPrincipal({ ...person, userId: 'u' }, grants, [], 'session')).toMatchObject({
       admin: false,
-      role: null,
-      teams: [{ name: 'payments', role: 'operator' }],
+      role: 'operator',
+      teams: [
+        { name: 'default', role: 'viewer' },
+        { name: 'payments', role: 'operator' },
+      ],
     });
   });
 

@@ -61,6 +61,7 @@ describe('Job.create', () => {
       triggers: [],
       parameters: [],
       startsAt: null,
+      team: 'default',
       endsAt: null,
       jitterSeconds: 0,
       lateAfterSeconds: null,
