@@ -3,9 +3,8 @@ import { ChannelsService } from '../../alerts/application/channels.service.js';
 import { Channel, ChannelInput } from '../../alerts/domain/channel.js';
 import { maskedUrl } from '../../alerts/domain/masked-url.js';
 import { Clock } from '../../shared/domain/clock.js';
-import { ConflictError } from '../../shared/domain/domain-errors.js';
 import { changedFields, FieldChange } from '../../shared/application/field-changes.js';
-import { ApplyScope, ApplySection, forEachEntry, PlanItem, uniqueNames } from './plan.js';
+import { ApplyScope, ApplySection, forEachEntry, madeUnlessTaken, PlanItem, uniqueNames } from './plan.js';
 
 /** A channel of the file: every field of POST /channels but the name, which is its key. */
 type ChannelEntry = Omit<ChannelInput, 'name'>;
@@ -85,18 +84,8 @@ export class ChannelsSection extends ApplySection {
   }
 
   /** A new channel of the file's team; a name another team's channel has is taken. */
-  private async create(name: string, input: ChannelInput, team: string): Promise<Channel> {
-    try {
-      return await this.channels.create(input, team);
-    } catch (error) {
-      if (error instanceof ConflictError && error.field === 'name') {
-        throw new ConflictError(
-          `the name '${name}' is taken by a channel of another team (channel names are unique across teams)`,
-          'name',
-        );
-      }
-      throw error;
-    }
+  private create(name: string, input: ChannelInput, team: string): Promise<Channel> {
+    return madeUnlessTaken('channel', name, () => this.channels.create(input, team));
   }
 
   /** The channels of `teams` (undefined: every team's). */

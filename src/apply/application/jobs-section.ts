@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { decodeCursor } from '../../shared/application/page.js';
 import { Clock } from '../../shared/domain/clock.js';
-import { ConflictError } from '../../shared/domain/domain-errors.js';
 import { JobsService } from '../../jobs/application/jobs.service.js';
 import { Job, JobSettings, NewJob } from '../../jobs/domain/job.js';
 import { AppliedJobs } from './applied-jobs.js';
 import { changedFields } from '../../shared/application/field-changes.js';
-import { ApplyScope, ApplySection, forEachEntry, forEntry, PlanItem, uniqueNames } from './plan.js';
+import { ApplyScope, ApplySection, forEachEntry, forEntry, madeUnlessTaken, PlanItem, uniqueNames } from './plan.js';
 
 const PAGE = 500;
 
@@ -86,18 +85,8 @@ export class JobsSection extends ApplySection {
    * A job in the scope's team; a name another team's job has is a 409 that says no more of it
    * than that the name is taken.
    */
-  private async create(settings: JobSettings, { team, visible }: ApplyScope): Promise<Job> {
-    try {
-      return await this.jobs.create(settings, team, visible);
-    } catch (error) {
-      if (error instanceof ConflictError && error.field === 'name') {
-        throw new ConflictError(
-          `the name '${settings.name}' is taken by a job of another team (job names are unique across teams)`,
-          'name',
-        );
-      }
-      throw error;
-    }
+  private create(settings: JobSettings, { team, visible }: ApplyScope): Promise<Job> {
+    return madeUnlessTaken('job', settings.name, () => this.jobs.create(settings, team, visible));
   }
 
   /** The live jobs of `teams` (undefined: every team's). */

@@ -94,3 +94,21 @@ export function uniqueNames(section: string, keys: readonly string[]): void {
     seen.add(name);
   }
 }
+
+/**
+ * Makes a job or a channel in the file's team. Names are unique across teams, and the file sees
+ * only its team's: a name taken is another team's, a 409 that says no more of it than that.
+ */
+export async function madeUnlessTaken<T>(kind: 'job' | 'channel', name: string, make: () => Promise<T>): Promise<T> {
+  try {
+    return await make();
+  } catch (error) {
+    if (error instanceof ConflictError && error.field === 'name') {
+      throw new ConflictError(
+        `the name '${name}' is taken by a ${kind} of another team (${kind} names are unique across teams)`,
+        'name',
+      );
+    }
+    throw error;
+  }
+}

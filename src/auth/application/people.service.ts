@@ -5,8 +5,8 @@ import { Clock } from '../../shared/domain/clock.js';
 import { InvalidArgumentError, NotFoundError } from '../../shared/domain/domain-errors.js';
 import type { Principal } from '../../shared/domain/principal.js';
 import { hashSecret } from '../domain/api-token.js';
-import { claimsOfPerson, DEFAULT_TEAM, PersonClaims } from '../domain/person.js';
-import { roleInTeam } from '../domain/team-access.js';
+import { impliedTeam, roleInTeam } from '../../shared/domain/principal.js';
+import { claimsOfPerson, PersonClaims } from '../domain/person.js';
 import { newSessionSecret, SessionLifetimes, sessionLive, sessionNeedsTouch } from '../domain/session.js';
 import { OidcIssuer, SignInRefused } from './oidc-issuer.js';
 import { PeopleRepository, User } from './people.repository.js';
@@ -168,14 +168,7 @@ export class PeopleService {
     const user = await this.people.findUser(taken.userId);
     if (!user || user.removedAt) throw new InvalidArgumentError('This person was removed from Orbit', 'code');
     const caller = await this.principal({ ...user, userId: user.id }, 'bearer');
-    const chosen =
-      typeof team === 'string'
-        ? team
-        : caller.admin
-          ? DEFAULT_TEAM
-          : caller.teams.length === 1
-            ? caller.teams[0]!.name
-            : undefined;
+    const chosen = typeof team === 'string' ? team : (impliedTeam(caller) ?? undefined);
     const role = chosen === undefined ? null : roleInTeam(caller, chosen);
     return this.tokens.create(caller, {
       name,

@@ -1,17 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../../shared/domain/clock.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../shared/domain/domain-errors.js';
-import type { Principal } from '../../shared/domain/principal.js';
+import { roleInTeam, type Principal } from '../../shared/domain/principal.js';
 import type { Role } from '../../shared/domain/role.js';
 import type { Grant } from '../domain/person.js';
-import {
-  canAdministerTeam,
-  canSeeTeam,
-  checkGrants,
-  checkTeamName,
-  mustBeOrbitAdmin,
-  roleInTeam,
-} from '../domain/team-access.js';
+import { canAdministerTeam, canSeeTeam, checkGrants, checkTeamName, mustBeOrbitAdmin } from '../domain/team-access.js';
 import { Team, TeamRepository } from './team.repository.js';
 
 /** Teams and their grants, as the caller may see and manage them: another team answers 404. */

@@ -7,8 +7,8 @@ import { ForbiddenError, InvalidArgumentError, NotFoundError } from '../../share
 import { ApiToken, hashSecret } from '../domain/api-token.js';
 import { Principal } from '../../shared/domain/principal.js';
 import { Role, roleIncludes, ROLES, weakerRole } from '../../shared/domain/role.js';
-import { DEFAULT_TEAM } from '../domain/person.js';
-import { canSeeTeam, checkTeamName, roleInTeam } from '../domain/team-access.js';
+import { impliedTeam, roleInTeam } from '../../shared/domain/principal.js';
+import { canSeeTeam, checkTeamName } from '../domain/team-access.js';
 import { PeopleRepository } from './people.repository.js';
 import { TeamRepository } from './team.repository.js';
 import { TokenRepository } from './token.repository.js';
@@ -150,12 +150,12 @@ export class TokensService {
   /** The team a person's token is for: the one named (among theirs), else their only one. */
   private async personalTeam(caller: Principal, given: unknown): Promise<string> {
     if (given === undefined) {
-      const theirs = caller.admin ? [DEFAULT_TEAM] : caller.teams.map((team) => team.name);
-      if (theirs.length === 1) return theirs[0]!;
+      const implied = impliedTeam(caller);
+      if (implied) return implied;
       throw new InvalidArgumentError(
-        theirs.length === 0
+        caller.teams.length === 0
           ? 'You have no role in any team yet, so no token can have one: ask an Orbit admin for a grant'
-          : `team is needed: you are in ${theirs.join(', ')}`,
+          : `team is needed: you are in ${caller.teams.map((held) => held.name).join(', ')}`,
         'team',
       );
     }

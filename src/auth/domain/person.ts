@@ -1,7 +1,5 @@
-import { DEFAULT_TEAM, strongestRole, type Principal, type TeamRole } from '../../shared/domain/principal.js';
+import { strongestRole, type Principal, type TeamRole } from '../../shared/domain/principal.js';
 import { Role, strongerRole } from '../../shared/domain/role.js';
-
-export { DEFAULT_TEAM };
 
 /** What a grant names: an issuer's group, or one person (by email or user name). */
 export type GrantKind = 'group' | 'user';

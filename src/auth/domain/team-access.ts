@@ -1,6 +1,5 @@
 import { ForbiddenError, InvalidArgumentError } from '../../shared/domain/domain-errors.js';
 import { roleInTeam, type Principal } from '../../shared/domain/principal.js';
-export { roleInTeam };
 import { Role, ROLES } from '../../shared/domain/role.js';
 import type { Grant, GrantKind } from './person.js';
 

@@ -5,7 +5,7 @@ import { PeopleService } from '../application/people.service.js';
 import { TokensService } from '../application/tokens.service.js';
 import { Owned, TeamOwners } from '../../shared/application/team-owners.js';
 import { ForbiddenError, InvalidArgumentError, NotFoundError } from '../../shared/domain/domain-errors.js';
-import { holdsInTeam, roleInTeam, seesEveryTeam, type Principal } from '../../shared/domain/principal.js';
+import { holdsInTeam, impliedTeam, roleInTeam, seesEveryTeam, type Principal } from '../../shared/domain/principal.js';
 import { Role, roleIncludes } from '../../shared/domain/role.js';
 import {
   AuthenticatedRequest,
@@ -18,7 +18,6 @@ import {
   TeamRule,
 } from '../../shared/http/access.decorators.js';
 import { TeamRepository } from '../application/team.repository.js';
-import { DEFAULT_TEAM } from '../domain/person.js';
 import { bearerOf } from './bearer.js';
 import { isTrustedProxy } from './client-address.js';
 import { RequestLimits } from './request-limits.js';
@@ -127,8 +126,8 @@ export class AuthGuard implements CanActivate {
   private async teamForNew(caller: Principal, body: unknown): Promise<string> {
     const given = body !== null && typeof body === 'object' ? (body as { team?: unknown }).team : undefined;
     if (given === undefined || given === null) {
-      if (seesEveryTeam(caller)) return DEFAULT_TEAM;
-      if (caller.teams.length === 1) return caller.teams[0]!.name;
+      const implied = impliedTeam(caller);
+      if (implied) return implied;
       throw new InvalidArgumentError(
         `team is required: ${caller.name} is in ${teamList(caller)}; name the team that owns it`,
         'team',

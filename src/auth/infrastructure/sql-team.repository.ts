@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { ConflictError } from '../../shared/domain/domain-errors.js';
 import { Database } from '../../shared/infrastructure/database.js';
 import { Team, TeamRepository } from '../application/team.repository.js';
-import { DEFAULT_TEAM, Grant } from '../domain/person.js';
+import { DEFAULT_TEAM } from '../../shared/domain/principal.js';
+import { Grant } from '../domain/person.js';
 
 const GRANT = `team, kind, subject, role`;
 

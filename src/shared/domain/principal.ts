@@ -51,6 +51,12 @@ export function seesEveryTeam(caller: Principal): boolean {
   return caller.admin || (caller.kind === 'token' && caller.teams.length === 0);
 }
 
+/** The team a caller means when they name none: `default` for one who sees every team, else their only team; null when they are in several or none. */
+export function impliedTeam(caller: Principal): string | null {
+  if (seesEveryTeam(caller)) return DEFAULT_TEAM;
+  return caller.teams.length === 1 ? caller.teams[0]!.name : null;
+}
+
 /** The teams whose jobs, runs, channels and groups the caller sees; null: every team. */
 export function visibleTeams(caller: Principal): string[] | null {
   return seesEveryTeam(caller) ? null : caller.teams.map((team) => team.name);
