@@ -72,7 +72,7 @@ describe('POST /apply', () => {
     ],
     [
       { jobs: { broken: { command: 'x', cronExpression: '@daily', alerts: [{ channel: 'nowhere' }] } } },
-      "jobs.broken: alerts[0].channel: there is no channel named 'nowhere'",
+      "jobs.broken: alerts[0].channel: the team default has no channel named 'nowhere'",
     ],
     [{ channels: { bad: { type: 'pigeon' } } }, 'channels.bad.type'],
   ] as Array<[{ jobs?: Body; channels?: Body }, string]>)(

@@ -959,7 +959,7 @@ describe('the audit trail', () => {
 
     expect(items.map(({ actor, action, targetId }) => ({ actor, action, targetId }))).toEqual([...expected].reverse());
     for (const item of items) {
-      expect(Object.keys(item).sort()).toEqual(['action', 'actor', 'createdAt', 'details', 'id', 'targetId']);
+      expect(Object.keys(item).sort()).toEqual(['action', 'actor', 'createdAt', 'details', 'id', 'targetId', 'team']);
       expect(item.id).toMatch(/^[0-9a-f-]{36}$/);
       expect(item.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       const at = Date.parse(item.createdAt);
@@ -968,6 +968,14 @@ describe('the audit trail', () => {
     }
     const times = items.map((i) => Date.parse(i.createdAt));
     expect(times).toEqual([...times].sort((x, y) => y - x));
+    // a job's change happened in its team; a token's across the organisation
+    for (const item of items.filter((i) => /^(job|token)\./.test(i.action))) {
+      const { team } = item as { team?: string | null }; // not yet in the dashboard's generated types
+      expect({ action: item.action, team }).toEqual({
+        action: item.action,
+        team: item.action.startsWith('job.') ? 'default' : null,
+      });
+    }
   });
 
   it('holds no secret', async () => {
