@@ -272,7 +272,7 @@ describe('placement: labels, selectors, runOn, limits, priority, drain', () => {
         .expect(400);
       expect(body.message).toContain(message);
     };
-    await refused({ concurrencyGroup: 'nope' }, "there is no concurrency group named 'nope'");
+    await refused({ concurrencyGroup: 'nope' }, "the team default has no concurrency group named 'nope'");
     await refused({ maxConcurrent: 2, concurrencyGroup: 'x' }, 'cannot both be set');
     await refused({ workerSelector: { region: 'e u' } }, 'workerSelector.region must be a label value');
     await refused({ priority: 101 }, 'priority must be an integer from -100 to 100');
