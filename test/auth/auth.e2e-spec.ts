@@ -434,6 +434,14 @@ describe('the audit trail', () => {
     }
     const times = items.map((i) => Date.parse(i.createdAt));
     expect(times).toEqual([...times].sort((x, y) => y - x));
+    // a job's change happened in its team; a token's across the organisation
+    for (const item of items.filter((i) => /^(job|token)\./.test(i.action))) {
+      const { team } = item as { team?: string | null }; // not yet in the dashboard's generated types
+      expect({ action: item.action, team }).toEqual({
+        action: item.action,
+        team: item.action.startsWith('job.') ? 'default' : null,
+      });
+    }
   });
 
   it('holds no secret', async () => {

@@ -167,4 +167,65 @@ describe('reading the events never passes a gap an open transaction may fill', (
       await busy.query('COMMIT');
     }
   });
+
+  describe("a read of some teams' events", () => {
+    let otherJob: string;
+    beforeAll(async () => {
+      await t.db.sql(`INSERT INTO teams (name, created_at) VALUES ('other', now())`);
+      otherJob = randomUUID();
+      await insertJob(t.db, { id: otherJob, name: 'elsewhere' });
+      await t.db.sql(`UPDATE jobs SET team = 'other' WHERE id = $1`, [otherJob]);
+    });
+    /** Queues a run of the other team's job on `c` and answers its seq. */
+    async function queueOther(c: pg.Client | null): Promise<number> {
+      const run = c ? c.query.bind(c) : t.db.sql;
+      await run(
+        `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger, due_at,
+                                 created_at)
+         VALUES (gen_random_uuid(), $1, 'true', 0, 60, 'QUEUED', 1, 'MANUAL', now() + interval '1 day', now())`,
+        [otherJob],
+      );
+      const { rows } = await run(`SELECT max(seq) AS seq FROM events`);
+      return Number(rows[0].seq);
+    }
+    const ours = async (after: number) => (await log.readAfter(after, 100, ['default'])).map((e) => e.seq);
+
+    it("answers the team's events only, passing over the others'", async () => {
+      const base = (await seqs(0)).pop() ?? 0;
+      const first = await queue(null);
+      const theirs = await queueOther(null);
+      const second = await queue(null);
+      expect([first, theirs, second]).toEqual([base + 1, base + 2, base + 3]);
+      expect(await ours(base)).toEqual([first, second]);
+      expect((await log.readAfter(base, 100, ['other'])).map((e) => e.seq)).toEqual([theirs]);
+      expect(await log.readAfter(base, 100, [])).toEqual([]);
+    });
+
+    it("never passes a gap that another team's open transaction may fill", async () => {
+      const base = (await seqs(0)).pop() ?? 0;
+      const before = await queue(null);
+      const slow = await client();
+      await slow.query('BEGIN');
+      const held = await queueOther(slow);
+      const after = await queue(null);
+      expect([before, held, after]).toEqual([base + 1, base + 2, base + 3]);
+
+      expect(await ours(base)).toEqual([before]); // it waited, then gave up at the other team's gap
+      const reading = ours(base);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await slow.query('COMMIT');
+      expect(await reading).toEqual([before, after]);
+    });
+
+    it('passes a gap a rollback left', async () => {
+      const base = (await seqs(0)).pop() ?? 0;
+      const aborted = await client();
+      await aborted.query('BEGIN');
+      await queueOther(aborted);
+      await aborted.query('ROLLBACK');
+      const next = await queue(null);
+      expect(next).toBe(base + 2);
+      expect(await ours(base)).toEqual([next]);
+    });
+  });
 });

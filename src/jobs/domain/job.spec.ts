@@ -37,6 +37,7 @@ describe('Job.create', () => {
     expect(job.toProps()).toEqual({
       id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
       name: 'nightly backup',
+      team: 'default',
       description: '',
       command: 'pg_dump orbit > /backups/orbit.sql',
       cronExpression: '0 3 * * *',
@@ -61,7 +62,6 @@ describe('Job.create', () => {
       triggers: [],
       parameters: [],
       startsAt: null,
-      team: 'default',
       endsAt: null,
       jitterSeconds: 0,
       lateAfterSeconds: null,
