@@ -9,7 +9,7 @@ import { indent, outputMismatch } from './expected-output.js';
 export interface DocShell {
   cwd: string;
   env: Record<string, string>;
-  /** How long one block may take. */
+  /** How long one block may take (four times as long when it runs an npm script: they build first). */
   blockTimeoutMs: number;
   /** The reader's edits the runner makes to commands and to the output they show (the address). */
   adapt(text: string): string;
@@ -33,7 +33,12 @@ export async function runDocBlocks(file: string, blocks: ShellBlock[], shell: Do
   try {
     runnable.forEach((block, index) => writeFileSync(scriptOf(state, index), `${shell.adapt(block.script)}\n`));
     writeFileSync(join(state, 'driver.sh'), driver(state, mark, runnable.length));
-    const run = await runDriver(state, mark, runnable.length, shell);
+    const run = await runDriver(
+      state,
+      mark,
+      runnable.map((block) => limitOf(block, shell)),
+      shell,
+    );
     const where = (text: string) => readable(text, state, file, runnable);
     const failures: string[] = [];
     runnable.forEach((block, index) => {
@@ -49,7 +54,8 @@ export async function runDocBlocks(file: string, blocks: ShellBlock[], shell: Do
       }
     });
     const stopped = run.outputs.length < runnable.length ? run.outputs.length : -1;
-    if (stopped >= 0) failures.push(stopReport(file, runnable[stopped]!, run, state, where, shell.blockTimeoutMs));
+    if (stopped >= 0)
+      failures.push(stopReport(file, runnable[stopped]!, run, state, where, limitOf(runnable[stopped]!, shell)));
     return failures;
   } finally {
     rmSync(state, { recursive: true, force: true });
@@ -57,6 +63,10 @@ export async function runDocBlocks(file: string, blocks: ShellBlock[], shell: Do
 }
 
 const scriptOf = (state: string, index: number) => join(state, `block-${index}.sh`);
+
+/** `npm start` and `npm run orbit` build the checkout before they run, which takes long on a loaded machine. */
+const limitOf = (block: ShellBlock, shell: DocShell) =>
+  /\bnpm (start|run)\b/.test(block.script) ? 4 * shell.blockTimeoutMs : shell.blockTimeoutMs;
 
 /**
  * The traps record the command about to run (DEBUG) and the one that failed (ERR), with the
@@ -92,7 +102,8 @@ interface DriverRun {
   timedOut: boolean;
 }
 
-async function runDriver(state: string, mark: string, count: number, shell: DocShell): Promise<DriverRun> {
+async function runDriver(state: string, mark: string, limits: number[], shell: DocShell): Promise<DriverRun> {
+  const count = limits.length;
   const child = spawn('bash', ['--noprofile', '--norc', join(state, 'driver.sh')], {
     cwd: shell.cwd,
     env: shell.env,
@@ -112,7 +123,7 @@ async function runDriver(state: string, mark: string, count: number, shell: DocS
     timer = setTimeout(() => {
       timedOut = true;
       killGroup(child.pid);
-    }, shell.blockTimeoutMs);
+    }, limits[Math.max(index, 0)]);
   };
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     printed += chunk;

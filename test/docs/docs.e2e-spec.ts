@@ -117,7 +117,7 @@ describe('the shell blocks of the docs, run as a reader runs them', () => {
         await reader.close();
       }
     },
-    150_000,
+    300_000,
   );
 });
 
