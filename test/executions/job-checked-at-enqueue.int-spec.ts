@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { closeMigratable, migratableDatabase, undoFrom } from '../support/migrations.js';
+import { insertJob, TestDatabase } from '../support/test-database.js';
+import { waitFor } from '../support/wait.js';
+
+const MIGRATION = 'JobCheckedAtEnqueue1766502000000';
+const T0 = new Date('2026-12-01T03:00:05.000Z');
+
+/**
+ * A run's job is checked as the run is queued, not again as it moves into the history: the move
+ * neither queries nor locks the job's row. A job that has runs, queued or finished, still cannot
+ * be deleted.
+ */
+describe("a run's job, checked once", () => {
+  let db: TestDatabase;
+  let source: DataSource;
+
+  beforeAll(async () => {
+    ({ db, source } = await migratableDatabase());
+    await db.sql('CREATE EXTENSION IF NOT EXISTS pg_walinspect');
+  });
+  afterAll(() => closeMigratable(db, source));
+
+  const newJob = () => insertJob(db, { id: randomUUID(), name: `checked-${randomUUID()}` });
+
+  const queue = async (jobId: string): Promise<string> => {
+    const id = randomUUID();
+    await db.sql(
+      `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger, due_at, created_at)
+       VALUES ($1, $2, 'true', 0, 60, 'QUEUED', 1, 'MANUAL', $3, $3)`,
+      [id, jobId, T0],
+    );
+    return id;
+  };
+  const start = (id: string) =>
+    db.sql(
+      `UPDATE executions SET status = 'RUNNING', started_at = $2, worker_id = 'w1', lease_expires_at = $2::timestamptz + interval '1 min'
+        WHERE id = $1`,
+      [id, T0],
+    );
+  const finish = (id: string) =>
+    db.sql(
+      `UPDATE executions SET status = 'SUCCEEDED', finished_at = $2, exit_code = 0, lease_expires_at = NULL WHERE id = $1`,
+      [id, new Date(T0.getTime() + 1000)],
+    );
+
+  /** The WAL records `write` made on the `jobs` table's pages (read once the log holds them: commits here are asynchronous). */
+  const jobsRecords = async (write: () => Promise<unknown>): Promise<string[]> => {
+    const lsn = async () => (await db.sql(`SELECT pg_current_wal_insert_lsn()::text AS lsn`)).rows[0].lsn as string;
+    const from = await lsn();
+    await write();
+    const to = await lsn();
+    await waitFor(
+      async () =>
+        (await db.sql(`SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS flushed`, [to])).rows[0].flushed || undefined,
+      'the WAL to be flushed',
+    );
+    const { rows } = await db.sql(
+      `SELECT r.resource_manager || '/' || r.record_type AS record
+         FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn) r
+        WHERE r.block_ref LIKE '%/' || pg_relation_filenode('jobs') || ' %'`,
+      [from, to],
+    );
+    return rows.map((row: { record: string }) => row.record);
+  };
+
+  it('queuing a run locks its job (the key is checked); its start and its move into the history do not', async () => {
+    const jobId = await newJob();
+    let run = '';
+    expect(await jobsRecords(async () => (run = await queue(jobId)))).toEqual(['Heap/LOCK']);
+    expect(await jobsRecords(() => start(run))).toEqual([]);
+    expect(await jobsRecords(() => finish(run))).toEqual([]);
+    const { rows } = await db.sql(`SELECT tableoid::regclass::text AS part FROM executions WHERE id = $1`, [run]);
+    expect(rows[0].part).toMatch(/^executions_h_/);
+  });
+
+  it('a run of an unknown job is refused as it is queued', async () => {
+    await expect(queue(randomUUID())).rejects.toMatchObject({ code: '23503', constraint: 'executions_job_id_fkey' });
+  });
+
+  it('a job with a queued run, or with runs in the history, cannot be deleted; one without runs can', async () => {
+    const queued = await newJob();
+    await queue(queued);
+    await expect(db.sql(`DELETE FROM jobs WHERE id = $1`, [queued])).rejects.toMatchObject({ code: '23503' });
+
+    const finished = await newJob();
+    const run = await queue(finished);
+    await start(run);
+    await finish(run);
+    await expect(db.sql(`DELETE FROM jobs WHERE id = $1`, [finished])).rejects.toMatchObject({
+      code: '23503',
+      constraint: 'executions_history_job_id_check',
+    });
+
+    const idle = await newJob();
+    await db.sql(`DELETE FROM jobs WHERE id = $1`, [idle]);
+    expect((await db.sql(`SELECT 1 FROM jobs WHERE id = $1`, [idle])).rowCount).toBe(0);
+  });
+
+  it('goes back to the key on every partition, and forward again', async () => {
+    await undoFrom(source, MIGRATION);
+    const jobId = await newJob();
+    const run = await queue(jobId);
+    await start(run);
+    expect(await jobsRecords(() => finish(run))).toEqual(['Heap/LOCK']);
+    await source.runMigrations({ transaction: 'all' });
+    const again = await queue(jobId);
+    await start(again);
+    expect(await jobsRecords(() => finish(again))).toEqual([]);
+  });
+});
