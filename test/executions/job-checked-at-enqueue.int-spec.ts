@@ -4,7 +4,7 @@ import { closeMigratable, migratableDatabase, undoFrom } from '../support/migrat
 import { insertJob, TestDatabase } from '../support/test-database.js';
 import { waitFor } from '../support/wait.js';
 
-const MIGRATION = 'JobCheckedAtEnqueue1766502000000';
+const MIGRATION = 'JobCheckedAtEnqueue1766509200000';
 const T0 = new Date('2026-12-01T03:00:05.000Z');
 
 /**

@@ -12,8 +12,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * `deleted_at`), so what the key refused, deleting a job that still has runs, a trigger on
  * `jobs` refuses, with the same error code.
  */
-export class JobCheckedAtEnqueue1766502000000 implements MigrationInterface {
-  name = 'JobCheckedAtEnqueue1766502000000';
+export class JobCheckedAtEnqueue1766509200000 implements MigrationInterface {
+  name = 'JobCheckedAtEnqueue1766509200000';
 
   async up(db: QueryRunner): Promise<void> {
     await db.query(`ALTER TABLE executions DROP CONSTRAINT executions_job_id_fkey`);
