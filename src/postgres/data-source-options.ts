@@ -33,6 +33,7 @@ import { HistoryByDay1766476800000 } from '../../migrations/1766476800000-Histor
 import { EventsAndOutputByDay1766480400000 } from '../../migrations/1766480400000-EventsAndOutputByDay.js';
 import { PeopleAndTeams1766487600000 } from '../../migrations/1766487600000-PeopleAndTeams.js';
 import { TeamOwnership1766494800000 } from '../../migrations/1766494800000-TeamOwnership.js';
+import { DeviceSignIns1766502000000 } from '../../migrations/1766502000000-DeviceSignIns.js';
 
 export const MIGRATIONS = [
   InitialSchema1764460800000,
@@ -69,6 +70,7 @@ export const MIGRATIONS = [
   EventsAndOutputByDay1766480400000,
   PeopleAndTeams1766487600000,
   TeamOwnership1766494800000,
+  DeviceSignIns1766502000000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {
