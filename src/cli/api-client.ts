@@ -17,6 +17,8 @@ export class CliError extends Error {
   constructor(
     message: string,
     readonly status?: number,
+    /** The API's error body, when it sent JSON. */
+    readonly body?: Record<string, unknown>,
   ) {
     super(message);
   }
@@ -121,7 +123,10 @@ export class ApiClient {
       );
     }
     if (response.status === 401 && !this.settings.token) throw new CliError(NO_TOKEN, 401);
-    if (!response.ok) throw new CliError(await refusal(response), response.status);
+    if (!response.ok) {
+      const { message, body } = await refusal(response);
+      throw new CliError(message, response.status, body);
+    }
     return response;
   }
 }
@@ -133,14 +138,14 @@ function transient(error: unknown): boolean {
 }
 
 /** The API's own message (its error body), else the status line. */
-async function refusal(response: Response): Promise<string> {
+async function refusal(response: Response): Promise<{ message: string; body?: Record<string, unknown> }> {
   const text = await response.text();
   try {
-    const body = JSON.parse(text) as { message?: unknown };
-    if (typeof body.message === 'string') return body.message;
-    if (Array.isArray(body.message)) return body.message.join('; ');
+    const body = JSON.parse(text) as Record<string, unknown>;
+    if (typeof body.message === 'string') return { message: body.message, body };
+    if (Array.isArray(body.message)) return { message: body.message.join('; '), body };
   } catch {
     // not JSON: a proxy's page, say
   }
-  return `${response.status} ${response.statusText}${text ? `: ${text.slice(0, 200)}` : ''}`;
+  return { message: `${response.status} ${response.statusText}${text ? `: ${text.slice(0, 200)}` : ''}` };
 }

@@ -33,6 +33,7 @@ import { HistoryByDay1766476800000 } from '../../migrations/1766476800000-Histor
 import { EventsAndOutputByDay1766480400000 } from '../../migrations/1766480400000-EventsAndOutputByDay.js';
 import { PeopleAndTeams1766487600000 } from '../../migrations/1766487600000-PeopleAndTeams.js';
 import { TeamOwnership1766494800000 } from '../../migrations/1766494800000-TeamOwnership.js';
+import { DeviceSignIns1766502000000 } from '../../migrations/1766502000000-DeviceSignIns.js';
 import { JobCheckedAtEnqueue1766509200000 } from '../../migrations/1766509200000-JobCheckedAtEnqueue.js';
 
 export const MIGRATIONS = [
@@ -70,6 +71,7 @@ export const MIGRATIONS = [
   EventsAndOutputByDay1766480400000,
   PeopleAndTeams1766487600000,
   TeamOwnership1766494800000,
+  DeviceSignIns1766502000000,
   JobCheckedAtEnqueue1766509200000,
 ];
 

@@ -93,7 +93,7 @@ describe('sign-in through an OIDC issuer', () => {
   it('GET /auth/providers names the issuer, without a token', async () => {
     const res = await http().get('/auth/providers');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ oidc: { name: 'Test SSO', loginUrl: '/auth/login' }, token: true });
+    expect(res.body).toEqual({ oidc: { name: 'Test SSO', loginUrl: '/auth/login', deviceGrant: false }, token: true });
   });
 
   it('GET /auth/login sends the browser to the issuer with PKCE (S256), state and nonce', async () => {

@@ -459,6 +459,8 @@ export const PUBLIC_ROUTES = [
   'GET /auth/login',
   'POST /auth/logout',
   'POST /auth/cli-token',
+  'POST /auth/device',
+  'POST /auth/device/token',
 ];
 
 export const label = (e: Endpoint): string => `${e.method.toUpperCase()} ${e.route}`;

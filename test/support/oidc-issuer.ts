@@ -22,8 +22,21 @@ export interface TestIssuer {
   people: Map<string, TestPerson>;
   /** Set: the next answers of the token endpoint carry an ID token bent this way. */
   tamper: IdTokenTamper | null;
+  /** With the device flow: how long a device code lives, in seconds (read when one is made). */
+  deviceCodeSeconds: number;
   close(): Promise<void>;
 }
+
+export interface TestIssuerOptions {
+  /** Offer the device authorization grant (RFC 8628); without it, the issuer's metadata names no device endpoint. */
+  deviceFlow?: boolean;
+  /** With deviceFlow: whether Orbit's client may use it (else the issuer answers unauthorized_client). Default true. */
+  deviceGrantForOrbit?: boolean;
+  /** With deviceFlow: the polling interval the issuer asks for (it names none otherwise: RFC 8628's 5 s then). */
+  deviceInterval?: number;
+}
+
+const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 const KEY_ID = 'orbit-test-key';
 
@@ -34,7 +47,12 @@ const KEY_ID = 'orbit-test-key';
  * The ID token is signed with a key the fixture holds, so a test can forge one that fails exactly
  * one check.
  */
-export async function startTestIssuer(redirectBases: string[], people: TestPerson[]): Promise<TestIssuer> {
+export async function startTestIssuer(
+  redirectBases: string[],
+  people: TestPerson[],
+  options: TestIssuerOptions = {},
+): Promise<TestIssuer> {
+  const deviceFlow = options.deviceFlow === true;
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const jwk: JWK = { ...(await exportJWK(privateKey)), kid: KEY_ID, alg: 'RS256', use: 'sig' };
   let provider: Provider | null = null;
@@ -52,6 +70,7 @@ export async function startTestIssuer(redirectBases: string[], people: TestPerso
     clientSecret: 'orbit-test-client-secret-0123456789',
     people: new Map(people.map((person) => [person.login, person])),
     tamper: null,
+    deviceCodeSeconds: 600,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
   const configuration: Configuration = {
@@ -61,7 +80,10 @@ export async function startTestIssuer(redirectBases: string[], people: TestPerso
         client_secret: issuer.clientSecret,
         redirect_uris: redirectBases.map((base) => `${base}/auth/callback`),
         post_logout_redirect_uris: redirectBases.map((base) => `${base}/ui/`),
-        grant_types: ['authorization_code'],
+        grant_types: [
+          'authorization_code',
+          ...(deviceFlow && options.deviceGrantForOrbit !== false ? [DEVICE_CODE_GRANT] : []),
+        ],
         response_types: ['code'],
         token_endpoint_auth_method: 'client_secret_post',
       },
@@ -88,9 +110,41 @@ export async function startTestIssuer(redirectBases: string[], people: TestPerso
       };
     },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
-    features: { devInteractions: { enabled: false }, rpInitiatedLogout: { enabled: true } },
+    features: {
+      devInteractions: { enabled: false },
+      rpInitiatedLogout: { enabled: true },
+      deviceFlow: {
+        enabled: deviceFlow,
+        userCodeInputSource: (ctx, form, _out, err) => {
+          ctx.body = devicePage(
+            'enter the code',
+            `${err ? `<p role="alert">${err.name === 'AbortedError' ? 'The sign-in was aborted' : 'That code is not valid'}</p>` : ''}${form}
+            <button type="submit" form="op.deviceInputForm">Continue</button>`,
+          );
+        },
+        userCodeConfirmSource: (ctx, form, _client, _deviceInfo, userCode) => {
+          ctx.body = devicePage(
+            'confirm',
+            `<p>Is your device showing <code>${userCode}</code>?</p>${form}
+            <button type="submit" form="op.deviceConfirmForm">Continue</button>
+            <button type="submit" form="op.deviceConfirmForm" name="abort" value="yes">Abort</button>`,
+          );
+        },
+        successSource: (ctx) => {
+          ctx.body = devicePage('signed in', '<p role="status">Signed in: return to your device</p>');
+        },
+      },
+    },
     cookies: { keys: ['orbit-test-issuer-cookie-key'] },
-    ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Interaction: 600, Session: 3600, Grant: 3600 },
+    ttl: {
+      AccessToken: 600,
+      AuthorizationCode: 60,
+      IdToken: 600,
+      Interaction: 600,
+      Session: 3600,
+      Grant: 3600,
+      DeviceCode: () => issuer.deviceCodeSeconds,
+    },
   };
   // its one warning says its in-memory storage is for development: what a test run wants
   const warn = console.warn;
@@ -106,7 +160,22 @@ export async function startTestIssuer(redirectBases: string[], people: TestPerso
     const interaction = /^\/interaction\/([^/?]+)(\/login)?/.exec(req.url ?? '');
     if (interaction) return signInPage(req, res, interaction[2] !== undefined);
     if (issuer.tamper && req.method === 'POST' && req.url?.startsWith('/token')) bendIdToken(res, issuer.tamper);
+    if (options.deviceInterval && req.method === 'POST' && req.url?.startsWith('/device/auth')) {
+      withInterval(res, options.deviceInterval);
+    }
     await callback(req, res);
+  }
+
+  /** Adds the polling interval to the device authorization answer, as an issuer that names one sends it. */
+  function withInterval(res: ServerResponse, interval: number): void {
+    const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
+    res.end = ((chunk?: unknown) => {
+      const body = JSON.parse(String(chunk)) as { device_code?: string };
+      if (!body.device_code) return end(chunk);
+      const text = JSON.stringify({ ...body, interval });
+      res.setHeader('content-length', Buffer.byteLength(text));
+      return end(text);
+    }) as typeof res.end;
   }
 
   async function signInPage(req: IncomingMessage, res: ServerResponse, submitted: boolean): Promise<void> {
@@ -168,6 +237,11 @@ export async function startTestIssuer(redirectBases: string[], people: TestPerso
   }
 
   return issuer;
+}
+
+function devicePage(title: string, main: string): string {
+  return `<!doctype html><html lang="en"><head><title>Test issuer: ${title}</title></head><body><main>
+    <h1>Test issuer</h1>${main}</main></body></html>`;
 }
 
 function bodyOf(req: IncomingMessage): Promise<string> {
@@ -251,4 +325,54 @@ export async function throughIssuer(authorizationUrl: string, login: string, jar
     body = new URLSearchParams({ login }).toString();
   }
   throw new Error('The sign-in at the issuer did not come back');
+}
+
+/**
+ * Plays the person at the issuer's device pages with a real HTTP client: opens `address` (the
+ * verification URI, complete with the user code, or bare and then `userCode` is typed in), signs
+ * in as `login`, and confirms (or aborts). Answers the text of the last page.
+ */
+export async function throughDevicePages(
+  address: string,
+  login: string,
+  { userCode, abort = false }: { userCode?: string; abort?: boolean } = {},
+): Promise<string> {
+  const jar = new CookieJar();
+  let url = address;
+  let body: URLSearchParams | undefined;
+  for (let hop = 0; hop < 16; hop++) {
+    const response = await fetch(url, {
+      method: body === undefined ? 'GET' : 'POST',
+      redirect: 'manual',
+      headers: {
+        cookie: jar.header(url),
+        ...(body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' }),
+      },
+      body: body?.toString(),
+    });
+    jar.keep(url, response.headers.getSetCookie());
+    body = undefined;
+    const location = response.headers.get('location');
+    if (location) {
+      url = new URL(location, url).href;
+      continue;
+    }
+    const page = await response.text();
+    // a page that says what went wrong (an aborted or unknown code) ends the walk
+    if (/role="alert"/.test(page)) return page;
+    const form = /<form\b[^>]*\bmethod="post"[^>]*\baction="([^"]+)"[^>]*>([\s\S]*?)<\/form>/.exec(page);
+    if (!form) return page;
+    url = new URL(form[1]!.replaceAll('&amp;', '&'), url).href;
+    body = new URLSearchParams();
+    for (const input of form[2]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"\/?>/g)) {
+      body.set(input[1]!, input[2]!);
+    }
+    if (/name="login"/.test(form[2]!)) body.set('login', login);
+    if (/name="user_code" placeholder/.test(form[2]!)) body.set('user_code', userCode ?? '');
+    if (body.get('confirm') === 'yes' && abort) {
+      body.delete('confirm');
+      body.set('abort', 'yes');
+    }
+  }
+  throw new Error('The device pages of the issuer did not come to an end');
 }

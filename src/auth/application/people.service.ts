@@ -8,7 +8,7 @@ import { hashSecret } from '../domain/api-token.js';
 import { impliedTeam, roleInTeam } from '../../shared/domain/principal.js';
 import { claimsOfPerson, PersonClaims } from '../domain/person.js';
 import { newSessionSecret, SessionLifetimes, sessionLive, sessionNeedsTouch } from '../domain/session.js';
-import { OidcIssuer, SignInRefused } from './oidc-issuer.js';
+import { IssuedIdentity, OidcIssuer, SignInRefused } from './oidc-issuer.js';
 import { PeopleRepository, User } from './people.repository.js';
 import { TeamRepository } from './team.repository.js';
 import { TokensService } from './tokens.service.js';
@@ -123,11 +123,7 @@ export class PeopleService {
       throw new SignInRefused('This sign-in was used already or is older than 10 minutes: start it again');
     }
     const identity = await this.issuer.finish(callbackUrl, attempt);
-    const claims = claimsOfPerson(identity.claims, this.config.oidc!.groupsClaim);
-    const user = await this.people.signedIn(identity.issuer, identity.subject, claims, now);
-    if (user.removedAt) {
-      throw new SignInRefused(`An Orbit admin removed ${user.name} from Orbit: ask one to let you in again`);
-    }
+    const user = await this.signedIn(identity, now);
     if (attempt.cli) {
       // the command line's sign-in: no session; a one-time code for its loopback, redeemed with its verifier
       const { secret: code, hash } = newSessionSecret();
@@ -150,9 +146,19 @@ export class PeopleService {
   }
 
   /**
-   * The command line's code and verifier, for a personal token: for the person's only team (or
-   * `team`), with their role there, for CLI_TOKEN_DAYS.
+   * The person the issuer vouched for (every check of their ID token passed), made or brought up
+   * to date with their claims and groups; SignInRefused once an admin removed them.
    */
+  async signedIn(identity: IssuedIdentity, now: Date): Promise<User> {
+    const claims = claimsOfPerson(identity.claims, this.config.oidc!.groupsClaim);
+    const user = await this.people.signedIn(identity.issuer, identity.subject, claims, now);
+    if (user.removedAt) {
+      throw new SignInRefused(`An Orbit admin removed ${user.name} from Orbit: ask one to let you in again`);
+    }
+    return user;
+  }
+
+  /** The command line's code and verifier, taken once, for its personal token (see commandLineToken). */
   async redeemCliCode(code: unknown, verifier: unknown, name: unknown, team: unknown) {
     const now = this.clock.now();
     const taken =
@@ -167,6 +173,12 @@ export class PeopleService {
     }
     const user = await this.people.findUser(taken.userId);
     if (!user || user.removedAt) throw new InvalidArgumentError('This person was removed from Orbit', 'code');
+    return this.commandLineToken(user, name, team);
+  }
+
+  /** A personal token for the command line: for the person's only team (or `team`), with their role there, for CLI_TOKEN_DAYS. */
+  async commandLineToken(user: User, name: unknown, team: unknown) {
+    const now = this.clock.now();
     const caller = await this.principal({ ...user, userId: user.id }, 'bearer');
     const chosen = typeof team === 'string' ? team : (impliedTeam(caller) ?? undefined);
     const role = chosen === undefined ? null : roleInTeam(caller, chosen);

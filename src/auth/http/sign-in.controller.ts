@@ -11,6 +11,7 @@ import { IsOptional, IsString } from 'class-validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OrbitConfig } from '../../config/orbit-config.js';
 import { Public, TeamsCheckedByRoute } from '../../shared/http/access.decorators.js';
+import { DeviceSignInService } from '../application/device-sign-in.service.js';
 import { SignInRefused } from '../application/oidc-issuer.js';
 import { CLI_TOKEN_DAYS, PeopleService, SIGN_IN_ATTEMPT_MS } from '../application/people.service.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
@@ -23,6 +24,12 @@ class OidcProviderResponse {
   name!: string;
   @ApiProperty({ example: '/auth/login', description: 'Where the browser goes to sign in' })
   loginUrl!: string;
+  @ApiProperty({
+    example: true,
+    description:
+      'The issuer offers Orbit its device authorization grant: `orbit login --sso` then signs in through POST /auth/device',
+  })
+  deviceGrant!: boolean;
 }
 
 class ProvidersResponse {
@@ -80,6 +87,7 @@ export class SignInController {
 
   constructor(
     private readonly people: PeopleService,
+    private readonly devices: DeviceSignInService,
     private readonly config: OrbitConfig,
   ) {
     this.origin = new URL(config.publicUrl).origin;
@@ -89,9 +97,13 @@ export class SignInController {
   @Get('providers')
   @ApiOperation({ summary: 'How one may sign in here (no token needed): the issuer, if one is set up' })
   @ApiOkResponse({ type: ProvidersResponse })
-  providers(): ProvidersResponse {
+  async providers(): Promise<ProvidersResponse> {
     const oidc = this.config.oidc;
-    return { oidc: oidc ? { name: oidc.displayName, loginUrl: '/auth/login' } : null, token: true };
+    if (!oidc) return { oidc: null, token: true };
+    return {
+      oidc: { name: oidc.displayName, loginUrl: '/auth/login', deviceGrant: await this.devices.offered() },
+      token: true,
+    };
   }
 
   @Public()

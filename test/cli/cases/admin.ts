@@ -169,7 +169,7 @@ export function adminCases(h: Harness): void {
 
     it('login --sso against an Orbit without a sign-in issuer says to use a token, and stores nothing', async () => {
       const config = join(h.home, 'sso-config');
-      const login = await h.cli(['login', '--sso', '--no-browser', '--team', 'default'], {
+      const login = await h.cli(['login', '--sso', '--loopback', '--no-browser', '--team', 'default'], {
         XDG_CONFIG_HOME: config,
         ORBIT_TOKEN: '',
       });

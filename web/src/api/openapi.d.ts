@@ -264,6 +264,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a command line's sign-in through the issuer's device grant (GET /auth/providers says if offered)
+         * @description The person opens `verificationUri` (or `verificationUriComplete`) on any device and enters `userCode`; the command line polls POST /auth/device/token with `handle`. 404 when no issuer is set up, or it offers Orbit no device grant.
+         */
+        post: operations["DeviceSignInController_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/device/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Poll a device sign-in once: the personal token once the person confirmed at the issuer
+         * @description Ask at most every `interval` seconds. The token is the person's, for their only team (or `team`), with their role there, for 30 days; a handle gives one token.
+         */
+        post: operations["DeviceSignInController_token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/teams": {
         parameters: {
             query?: never;
@@ -1300,6 +1340,11 @@ export interface components {
              * @example /auth/login
              */
             loginUrl: string;
+            /**
+             * @description The issuer offers Orbit its device authorization grant: `orbit login --sso` then signs in through POST /auth/device
+             * @example true
+             */
+            deviceGrant: boolean;
         };
         ProvidersResponse: {
             /** @description null: no issuer is set up */
@@ -1329,6 +1374,76 @@ export interface components {
         SignedOutResponse: {
             /** @description Where to send the browser to end the session at the issuer too (null: it has no such page) */
             redirectTo: string | null;
+        };
+        /** @description No fields: send nothing or {} */
+        EmptyBodyDto: Record<string, never>;
+        DeviceSignInResponse: {
+            /**
+             * @description The code the person enters at the issuer
+             * @example WDJB-MJHT
+             */
+            userCode: string;
+            /**
+             * @description Where the person enters it
+             * @example https://sso.example.com/device
+             */
+            verificationUri: string;
+            /**
+             * @description The same page with the code filled in (null: the issuer has none)
+             * @example https://sso.example.com/device?user_code=WDJB-MJHT
+             */
+            verificationUriComplete: string | null;
+            /**
+             * @description Seconds to wait between two polls of POST /auth/device/token
+             * @example 5
+             */
+            interval: number;
+            /**
+             * @description Seconds until the code expires
+             * @example 600
+             */
+            expiresIn: number;
+            /** @description What POST /auth/device/token is given: opaque, and redeemable once */
+            handle: string;
+        };
+        DeviceSignInPendingResponse: {
+            /** @example 409 */
+            statusCode: number;
+            /** @example Only queued executions can be started */
+            message: string;
+            /** @example Conflict */
+            error: string;
+            /**
+             * @description The request field the whole answer is about, when it is about one: its path, as the message names it (`name`, `triggers[0].after`, `alerts.0.channel`)
+             * @example cronExpression
+             */
+            field?: string;
+            /** @description When the message joins several mistakes of the request (with `; `): each one, in the same order, with the path of its field */
+            errors?: components["schemas"]["FieldErrorDto"][];
+            /**
+             * @description authorization_pending: not confirmed yet; slow_down: polled too soon, the interval grew
+             * @enum {string}
+             */
+            code: "authorization_pending" | "slow_down";
+            /**
+             * @description Seconds to wait before the next poll
+             * @example 5
+             */
+            interval: number;
+        };
+        DeviceTokenDto: {
+            /** @description The handle POST /auth/device answered */
+            handle: string;
+            /**
+             * @description The token's name
+             * @example orbit CLI on laptop
+             */
+            name: string;
+            /**
+             * @description The team, when the person is in several
+             * @example payments
+             */
+            team?: string;
         };
         TeamResponse: {
             /** @example payments */
@@ -1973,8 +2088,6 @@ export interface components {
              */
             resumeAt?: string;
         };
-        /** @description No fields: send nothing or {} */
-        EmptyBodyDto: Record<string, never>;
         NextRunsResponse: {
             /**
              * @example [
@@ -4075,6 +4188,173 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SignedOutResponse"];
+                };
+            };
+        };
+    };
+    DeviceSignInController_start: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmptyBodyDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceSignInResponse"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The token's role does not include the one this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The issuer cannot be reached */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    DeviceSignInController_token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeviceTokenDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedTokenResponse"];
+                };
+            };
+            /** @description Malformed id, query or body, or a value that breaks a rule (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No bearer token, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description The person (or the issuer) refused the sign-in
+             *
+             *     The token's role does not include the one this endpoint needs
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such job or execution */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The code expired before the sign-in was confirmed */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not confirmed yet (`authorization_pending`), or polled too soon (`slow_down`): ask again after `interval` */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceSignInPendingResponse"];
+                };
+            };
+            /** @description Too many requests from this token (or address) this minute, or too many failed sign-ins from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The issuer cannot be reached */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
         };
