@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -239,6 +239,30 @@ describe('orbit login --sso through the device grant', () => {
     expect((await t.db.sql(`SELECT count(*) AS n FROM device_sign_ins`)).rows[0].n).toBe('0');
   });
 
+  it('without --no-browser, opens the browser at the address holding the code, where the person confirms', async () => {
+    // the desktop's opener (xdg-open on Linux), which records the address it was given
+    const bin = mkdtempSync(join(home, 'bin-'));
+    const opened = join(bin, 'opened');
+    writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`, { mode: 0o755 });
+    const config = join(home, 'opened-browser');
+    const cli = startCli(entry, ['login', '--sso', '--url', orbit], {
+      HOME: home,
+      XDG_CONFIG_HOME: config,
+      PATH: `${bin}:${process.env.PATH ?? ''}`,
+    });
+    const { complete } = await shown(cli);
+    const address = await waitFor(
+      () => (existsSync(opened) ? readFileSync(opened, 'utf8') || undefined : undefined),
+      'the browser',
+    );
+    expect(address).toBe(complete);
+
+    expect(await throughDevicePages(address, 'bob')).toContain('Signed in: return to your device');
+    const done = await cli.done;
+    expect(done.code).toBe(0);
+    expect(done.stdout).toContain(`Logged in to ${orbit} as 'Bob Payne'`);
+  });
+
   it('answers authorization_pending until the person confirms, then the token; a handle gives one token', async () => {
     const started = await http().post('/auth/device').send({});
     expect(started.status).toBe(201);
@@ -332,6 +356,8 @@ describe('orbit login --sso through the device grant', () => {
     ['another audience', { claims: { aud: 'someone-else' } }, 'unexpected JWT "aud" (audience) claim value'],
     ['another nonce', { claims: { nonce: 'not-the-one-sent' } }, 'unexpected ID Token "nonce" claim value'],
     ['a foreign key', { signedWithOtherKey: true as const }, 'signature'],
+    ['alg: none', { algNone: true as const }, 'unexpected JWT "alg" header parameter'],
+    ['another issuer', { claims: { iss: 'http://evil.test' } }, 'unexpected JWT "iss" (issuer) claim value'],
   ])('an ID token with %s is refused, and no token is made', async (_, tamper, why) => {
     const before = await personalTokens();
     const started = (await http().post('/auth/device').send({})).body as {
