@@ -26,6 +26,23 @@ async function browse(url: string, login: string): Promise<string> {
   return callback.headers.get('location')!;
 }
 
+const BOB = { login: 'bob', name: 'Bob Payne', email: 'bob@example.com', groups: ['payments'] };
+
+/** An Orbit on a loopback port that signs people in through `issuer`, where group payments is operator in default. */
+async function orbitWith(issuerOf: (orbit: string) => Promise<TestIssuer>) {
+  const port = await freePort();
+  const orbit = `http://127.0.0.1:${port}`;
+  const issuer = await issuerOf(orbit);
+  const t = await createTestApp({ asAdmin: false, env: issuerEnv(issuer, orbit) });
+  await t.app.listen(port, '127.0.0.1');
+  await request(t.app.getHttpServer())
+    .put('/teams/default/grants')
+    .set('Authorization', `Bearer ${TEST_ADMIN_TOKEN}`)
+    .send({ grants: [{ kind: 'group', subject: 'payments', role: 'operator' }] })
+    .expect(200);
+  return { orbit, issuer, t };
+}
+
 /** `orbit login --sso` with an issuer that offers no device grant: the person signs in in a browser; the command line gets a personal token. */
 describe('orbit login --sso through a browser and a loopback address', () => {
   let issuer: TestIssuer;
@@ -35,22 +52,7 @@ describe('orbit login --sso through a browser and a loopback address', () => {
   let home: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    orbit = `http://127.0.0.1:${port}`;
-    issuer = await startTestIssuer(
-      [orbit],
-      [{ login: 'bob', name: 'Bob Payne', email: 'bob@example.com', groups: ['payments'] }],
-    );
-    t = await createTestApp({
-      asAdmin: false,
-      env: issuerEnv(issuer, orbit),
-    });
-    await t.app.listen(port, '127.0.0.1');
-    await request(t.app.getHttpServer())
-      .put('/teams/default/grants')
-      .set('Authorization', `Bearer ${TEST_ADMIN_TOKEN}`)
-      .send({ grants: [{ kind: 'group', subject: 'payments', role: 'operator' }] })
-      .expect(200);
+    ({ orbit, issuer, t } = await orbitWith((base) => startTestIssuer([base], [BOB])));
     entry = await buildCli();
     home = mkdtempSync(join(tmpdir(), 'orbit-sso-'));
   }, 120_000);
@@ -137,23 +139,6 @@ async function said(cli: RunningCli, pattern: RegExp, what: string): Promise<Reg
     throw new Error(`orbit ended (${done.code}) before printing ${what}: ${done.stderr}`);
   });
   return Promise.race([waitFor(() => pattern.exec(cli.stderr()) ?? undefined, what), ended]);
-}
-
-const BOB = { login: 'bob', name: 'Bob Payne', email: 'bob@example.com', groups: ['payments'] };
-
-/** An Orbit on a loopback port that signs people in through `issuer`, where group payments is operator in default. */
-async function orbitWith(issuerOf: (orbit: string) => Promise<TestIssuer>) {
-  const port = await freePort();
-  const orbit = `http://127.0.0.1:${port}`;
-  const issuer = await issuerOf(orbit);
-  const t = await createTestApp({ asAdmin: false, env: issuerEnv(issuer, orbit) });
-  await t.app.listen(port, '127.0.0.1');
-  await request(t.app.getHttpServer())
-    .put('/teams/default/grants')
-    .set('Authorization', `Bearer ${TEST_ADMIN_TOKEN}`)
-    .send({ grants: [{ kind: 'group', subject: 'payments', role: 'operator' }] })
-    .expect(200);
-  return { orbit, issuer, t };
 }
 
 /** `orbit login --sso` where the issuer offers the device grant: a code to enter on any device, and Orbit polls the issuer. */

@@ -1,9 +1,10 @@
 import { Body, Controller, HttpStatus, Logger, Post, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiExtraModels, ApiOperation, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { IsOptional, IsString } from 'class-validator';
+import { IsString } from 'class-validator';
 import type { FastifyReply } from 'fastify';
 import { Public, TeamsCheckedByRoute } from '../../shared/http/access.decorators.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
+import { CommandLineTokenDto } from './dto/command-line-token.dto.js';
 import { EmptyBodyDto } from '../../shared/http/empty-body.dto.js';
 import { ErrorResponseDto } from '../../shared/http/error-response.dto.js';
 import { errorBody } from '../../shared/http/http-error.filter.js';
@@ -37,17 +38,10 @@ class DeviceSignInResponse implements StartedDeviceSignIn {
   handle!: string;
 }
 
-class DeviceTokenDto {
+class DeviceTokenDto extends CommandLineTokenDto {
   @ApiProperty({ description: 'The handle POST /auth/device answered' })
   @IsString()
   handle!: string;
-  @ApiProperty({ example: 'orbit CLI on laptop', description: "The token's name" })
-  @IsString()
-  name!: string;
-  @ApiProperty({ required: false, example: 'payments', description: 'The team, when the person is in several' })
-  @IsOptional()
-  @IsString()
-  team?: string;
 }
 
 const POLL_STATES = ['authorization_pending', 'slow_down'] as const;

@@ -15,6 +15,7 @@ import { DeviceSignInService } from '../application/device-sign-in.service.js';
 import { SignInRefused } from '../application/oidc-issuer.js';
 import { CLI_TOKEN_DAYS, PeopleService, SIGN_IN_ATTEMPT_MS } from '../application/people.service.js';
 import { ApiErrors } from '../../shared/http/api-errors.decorator.js';
+import { CommandLineTokenDto } from './dto/command-line-token.dto.js';
 import { CreatedTokenResponse, TokenResponse } from './dto/token.dto.js';
 import { cookieOf, SESSION_COOKIE, setCookie, SIGN_IN_COOKIE } from './session-cookie.js';
 import { refusedPage } from './sign-in-page.js';
@@ -59,20 +60,13 @@ class LoginQuery {
   cli_challenge?: string;
 }
 
-class CliTokenDto {
+class CliTokenDto extends CommandLineTokenDto {
   @ApiProperty({ description: 'The one-time code the browser brought to the command line' })
   @IsString()
   code!: string;
   @ApiProperty({ description: 'The PKCE verifier of the challenge the command line started with' })
   @IsString()
   verifier!: string;
-  @ApiProperty({ example: 'orbit CLI on laptop', description: "The token's name" })
-  @IsString()
-  name!: string;
-  @ApiProperty({ required: false, example: 'payments', description: 'The team, when the person is in several' })
-  @IsOptional()
-  @IsString()
-  team?: string;
 }
 
 const CALLBACK_PATH = '/auth/callback';

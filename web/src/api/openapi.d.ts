@@ -1356,10 +1356,6 @@ export interface components {
             token: boolean;
         };
         CliTokenDto: {
-            /** @description The one-time code the browser brought to the command line */
-            code: string;
-            /** @description The PKCE verifier of the challenge the command line started with */
-            verifier: string;
             /**
              * @description The token's name
              * @example orbit CLI on laptop
@@ -1370,6 +1366,10 @@ export interface components {
              * @example payments
              */
             team?: string;
+            /** @description The one-time code the browser brought to the command line */
+            code: string;
+            /** @description The PKCE verifier of the challenge the command line started with */
+            verifier: string;
         };
         SignedOutResponse: {
             /** @description Where to send the browser to end the session at the issuer too (null: it has no such page) */
@@ -1432,8 +1432,6 @@ export interface components {
             interval: number;
         };
         DeviceTokenDto: {
-            /** @description The handle POST /auth/device answered */
-            handle: string;
             /**
              * @description The token's name
              * @example orbit CLI on laptop
@@ -1444,6 +1442,8 @@ export interface components {
              * @example payments
              */
             team?: string;
+            /** @description The handle POST /auth/device answered */
+            handle: string;
         };
         TeamResponse: {
             /** @example payments */
