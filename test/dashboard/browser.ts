@@ -15,13 +15,24 @@ import {
  */
 const LEFT_OUT = new Set(['--disable-web-security', '--allow-running-insecure-content', '--single-process']);
 
-/** The Chromium that ships inside the npm package (no download step), headless. */
+/**
+ * The Chromium that ships inside the npm package (no download step), headless. A browser that
+ * dies as it starts (a crash of its own, before any page; seen on a loaded machine) is started
+ * once more: what the tests check begins with the first page.
+ */
 export async function launchBrowser(): Promise<Browser> {
-  return playwright.launch({
-    executablePath: await chromium.executablePath(),
-    args: chromium.args.filter((arg) => !LEFT_OUT.has(arg)),
-    headless: true,
-  });
+  const launch = async () =>
+    playwright.launch({
+      executablePath: await chromium.executablePath(),
+      args: chromium.args.filter((arg) => !LEFT_OUT.has(arg)),
+      headless: true,
+    });
+  try {
+    return await launch();
+  } catch (error) {
+    if (!/has been closed|exitCode=|signal=/.test(String(error))) throw error;
+    return launch();
+  }
 }
 
 /** What went wrong in the page without failing a step: errors, CSP refusals, dialogs (alert()). */
