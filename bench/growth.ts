@@ -185,8 +185,9 @@ async function measure(bench: Bench, rows: number, seedSeconds: number, context:
  * weighed on the empty table's step.
  */
 async function eventsRead(db: Bench['db']): Promise<void> {
+  // a finished run's start comes before its end
   await db.query(`UPDATE event_cursors SET after_seq = greatest((SELECT max(seq) FROM event_log),
-     (SELECT max(started_seq) FROM executions), (SELECT max(finished_seq) FROM executions)), updated_at = now()`);
+     (SELECT max(seq) FROM execution_running_start_events), (SELECT max(finished_seq) FROM executions)), updated_at = now()`);
 }
 
 /**

@@ -35,6 +35,7 @@ import { PeopleAndTeams1766487600000 } from '../../migrations/1766487600000-Peop
 import { TeamOwnership1766494800000 } from '../../migrations/1766494800000-TeamOwnership.js';
 import { DeviceSignIns1766502000000 } from '../../migrations/1766502000000-DeviceSignIns.js';
 import { JobCheckedAtEnqueue1766509200000 } from '../../migrations/1766509200000-JobCheckedAtEnqueue.js';
+import { FewerIndexEntries1766516400000 } from '../../migrations/1766516400000-FewerIndexEntries.js';
 
 export const MIGRATIONS = [
   InitialSchema1764460800000,
@@ -73,6 +74,7 @@ export const MIGRATIONS = [
   TeamOwnership1766494800000,
   DeviceSignIns1766502000000,
   JobCheckedAtEnqueue1766509200000,
+  FewerIndexEntries1766516400000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

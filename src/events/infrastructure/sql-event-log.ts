@@ -7,13 +7,52 @@ import { EVENTS_CHANNEL } from './pg-event-listener.js';
 
 const SELECTED = EVENT_COLUMNS.select();
 
-/** The stream's parts: the log's rows, and the two events an execution's row holds. */
-const PARTS = ['event_log', 'execution_start_events', 'execution_end_events'];
+/**
+ * A finished run's start event lies at most this many seqs before its end event, unless the run
+ * is one of the few in `executions_started_seq_idx` (the FewerIndexEntries migration holds the
+ * same number in that index's predicate).
+ */
+export const START_TO_END_SEQS = 5_000;
+/** The largest seq PostgreSQL's bigint can hold; JavaScript numbers are exact far beyond any real stream. */
+export const NO_BOUND = '9223372036854775807';
+const LONG_START = `end_seq - seq > ${START_TO_END_SEQS}`;
+const SHORT_START = `end_seq - seq <= ${START_TO_END_SEQS}`;
+/** `seq + START_TO_END_SEQS`, held within a bigint. */
+const reach = (seq: string) => `least(${seq}, ${NO_BOUND} - ${START_TO_END_SEQS}) + ${START_TO_END_SEQS}`;
 
-/** Each part walks its own seq index up to the limit; one ORDER BY over a union of them would sort the rows' parts. */
-const after = (only: string) => `
-  SELECT * FROM (${PARTS.map((part) => `(SELECT ${SELECTED} FROM ${part} WHERE seq > $1 AND seq <= $2${only} ORDER BY seq LIMIT $3)`).join(' UNION ALL ')}) AS e
+/**
+ * The stream's parts, each read by an index of its own: the log's rows, the running runs' starts
+ * (the queue partition's running runs), the finished runs' ends, and their starts, those long
+ * before their end apart. `$1` and `$2` bound the seqs; `endsUpTo` bounds the ends whose starts
+ * are read (`end_seq`, through the ends' index, which carries the start's seq and the job).
+ */
+const parts = (endsUpTo: string) => [
+  `event_log WHERE seq > $1 AND seq <= $2`,
+  `execution_running_start_events WHERE seq > $1 AND seq <= $2`,
+  `execution_end_events WHERE seq > $1 AND seq <= $2`,
+  `execution_finished_start_events WHERE seq > $1 AND seq <= $2 AND ${LONG_START}`,
+  `execution_finished_start_events WHERE end_seq > $1 AND end_seq <= ${endsUpTo} AND seq > $1 AND seq <= $2 AND ${SHORT_START}`,
+];
+
+/**
+ * Each part walks its own index up to the limit; one ORDER BY over a union of them would sort the
+ * rows' parts. The ends are read first: when they fill the limit, every event answered lies at or
+ * before the last of them, so the other finished runs' starts lie among the ends at most
+ * START_TO_END_SEQS further; when they do not, among those up to that far past $2. Those starts
+ * are chosen from the ends' index alone, and only the chosen rows are read.
+ */
+const after = (only: string) => {
+  const [log, running, ends, longStarts, shortStarts] = parts(
+    reach(`(SELECT CASE WHEN count(*) < $3 THEN $2::bigint ELSE max(seq) END FROM ends)`),
+  );
+  const read = (part: string) => `(SELECT ${SELECTED} FROM ${part}${only} ORDER BY seq LIMIT $3)`;
+  const chosen = `execution_finished_start_events WHERE end_seq IN (SELECT end_seq FROM ${shortStarts}${only} ORDER BY seq LIMIT $3)`;
+  return `
+  WITH ends AS MATERIALIZED ${read(ends!)}
+  SELECT * FROM (${[log!, running!, longStarts!].map(read).join(' UNION ALL ')}
+    UNION ALL (SELECT ${SELECTED} FROM ${chosen}) UNION ALL SELECT * FROM ends) AS e
    ORDER BY seq LIMIT $3`;
+};
 export const AFTER = after('');
 /** AFTER, of the jobs of the teams $4 only: each part checks its rows' jobs against that (short) list as it walks. */
 export const TEAMS_AFTER = after(' AND job_id IN (SELECT id FROM jobs WHERE team = ANY ($4::text[]))');
@@ -25,7 +64,9 @@ export const TEAMS_AFTER = after(' AND job_id IN (SELECT id FROM jobs WHERE team
 export const FIRST_MISSING = `
   SELECT $1::bigint + min(n) AS missing FROM (
     SELECT seq, row_number() OVER (ORDER BY seq) AS n
-      FROM (${PARTS.map((part) => `SELECT seq FROM ${part} WHERE seq > $1 AND seq <= $2`).join(' UNION ALL ')}) AS s
+      FROM (${parts(reach('$2::bigint'))
+        .map((part) => `SELECT seq FROM ${part}`)
+        .join(' UNION ALL ')}) AS s
   ) AS numbered
    WHERE seq <> $1::bigint + n`;
 
@@ -54,13 +95,11 @@ const EVENT_WRITERS = `
 const WRITERS_NOW = `SELECT coalesce(array_agg(virtualtransaction), '{}') AS writers FROM (${EVENT_WRITERS}) AS w`;
 const STILL_OPEN = `
   SELECT count(*)::int AS open FROM (${EVENT_WRITERS}) AS w WHERE virtualtransaction = ANY ($1::text[])`;
-/** The newest seq, and the writers open after it was read (the snapshot is taken before pg_locks is read). */
+/** The newest seq (a finished run's start comes before its end), and the writers open after it was read (the snapshot is taken before pg_locks is read). */
 export const LATEST = `
-  SELECT greatest(${PARTS.map((part) => `(SELECT max(seq) FROM ${part})`).join(', ')}, 0) AS seq,
+  SELECT greatest((SELECT max(seq) FROM event_log), (SELECT max(seq) FROM execution_running_start_events),
+                  (SELECT max(seq) FROM execution_end_events), 0) AS seq,
          (SELECT coalesce(array_agg(virtualtransaction), '{}') FROM (${EVENT_WRITERS}) AS w) AS writers`;
-
-/** The largest seq PostgreSQL's bigint can hold; JavaScript numbers are exact far beyond any real stream. */
-export const NO_BOUND = '9223372036854775807';
 
 export interface GapWait {
   /** How long a read waits for the open transactions that write events before it answers the events up to the gap only. */

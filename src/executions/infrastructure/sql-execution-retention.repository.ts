@@ -82,15 +82,10 @@ export const OLDEST_OVERDUE = `
    ) AS overdue`;
 
 /**
- * The first entry of executions_status_newest_idx for each final status, whatever the table's
- * size: one index probe each. (A single scan of the statuses at once would step over every
- * unfinished run older than the oldest finished one.)
+ * The oldest finished run: the first entry of each day of the history in executions_newest_idx,
+ * whatever the days' sizes.
  */
-export const OLDEST_KEPT = `
-  SELECT min(oldest.created_at) AS "createdAt"
-    FROM (${EXECUTION_STATUSES.filter(isFinal)
-      .map((status) => `(SELECT created_at FROM executions WHERE status = '${status}' ORDER BY created_at LIMIT 1)`)
-      .join(' UNION ALL ')}) AS oldest`;
+export const OLDEST_KEPT = `SELECT created_at AS "createdAt" FROM executions WHERE status IN ${FINISHED} ORDER BY created_at LIMIT 1`;
 
 @Injectable()
 export class SqlExecutionRetentionRepository extends ExecutionRetentionRepository {

@@ -8,8 +8,8 @@ import { RunsActivity } from '../application/runs-activity.js';
 const bucketOf = (at: string) => `date_bin($3::interval, ${at}, $1)`;
 
 /**
- * By executions_status_newest_idx: a range of created_at per status, from the index alone in
- * the history (a run moved there at its end is all-visible once vacuumed).
+ * By executions_newest_idx, which carries the status: a range of created_at, from the index alone
+ * in the history (a run moved there at its end is all-visible once vacuumed).
  */
 const outcomes = (ofTeams = '') => `SELECT ${bucketOf('created_at')} AS bucket, status, count(*)::int AS runs
   FROM executions WHERE status = ANY($4) AND created_at >= $1 AND created_at < $2${ofTeams}

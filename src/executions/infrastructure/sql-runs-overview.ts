@@ -9,7 +9,8 @@ const bounded = (where: string) =>
 
 /**
  * One statement; each part reads one index range: executions_status_newest_idx for the window
- * by status, executions_due_idx for the queued ones, executions_running_idx for the running.
+ * by status (executions_newest_idx, which carries the status, for the succeeded ones),
+ * executions_due_idx for the queued ones, executions_running_idx for the running.
  * `ofTeams` keeps each part to the runs of some teams' jobs: the same ranges, each row's job
  * looked up among theirs, or each of their jobs' runs by executions_job_newest_idx when they are
  * few; a count still stops at the bound.

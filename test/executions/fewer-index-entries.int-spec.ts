@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { START_TO_END_SEQS } from '../../src/events/infrastructure/sql-event-log.js';
+import { closeMigratable, migratableDatabase, undoFrom } from '../support/migrations.js';
+import { insertJob, TestDatabase } from '../support/test-database.js';
+import { waitFor } from '../support/wait.js';
+
+const MIGRATION = 'FewerIndexEntries1766516400000';
+const T0 = new Date('2026-12-01T03:00:05.000Z');
+
+/**
+ * What a run writes into indexes, read from the WAL by index: a run that succeeds enters neither
+ * index of starts (its start is read beside its end), nor the index by status (which keeps the
+ * runs that did not succeed). A run whose end comes long after its start, and one that fails, do.
+ */
+describe('the index entries of a run', () => {
+  let db: TestDatabase;
+  let source: DataSource;
+  let jobId: string;
+
+  beforeAll(async () => {
+    ({ db, source } = await migratableDatabase());
+    await db.sql('CREATE EXTENSION IF NOT EXISTS pg_walinspect');
+    jobId = await insertJob(db, { id: randomUUID(), name: 'entries' });
+  });
+  afterAll(() => closeMigratable(db, source));
+
+  const queue = async (): Promise<string> => {
+    const id = randomUUID();
+    await db.sql(
+      `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger, due_at, created_at)
+       VALUES ($1, $2, 'true', 0, 60, 'QUEUED', 1, 'MANUAL', $3, $3)`,
+      [id, jobId, T0],
+    );
+    return id;
+  };
+  const start = (id: string) =>
+    db.sql(
+      `UPDATE executions SET status = 'RUNNING', started_at = $2, worker_id = 'w1', lease_expires_at = $2::timestamptz + interval '1 min'
+        WHERE id = $1`,
+      [id, T0],
+    );
+  const finish = (id: string, status = 'SUCCEEDED') =>
+    db.sql(
+      `UPDATE executions SET status = $3, finished_at = $2, exit_code = $4, error_message = $5, lease_expires_at = NULL
+        WHERE id = $1`,
+      [id, new Date(T0.getTime() + 1000), status, ...(status === 'SUCCEEDED' ? [0, null] : [1, 'Exited with code 1'])],
+    );
+  const run = async (status = 'SUCCEEDED', between?: () => Promise<unknown>) => {
+    const id = await queue();
+    await start(id);
+    await between?.();
+    await finish(id, status);
+  };
+
+  /**
+   * The B-tree entries `write` inserted in this database, by index, sorted (read once the log holds
+   * them: commits here are asynchronous). The log is the cluster's: other tests' databases write to it too.
+   */
+  const indexEntries = async (write: () => Promise<unknown>): Promise<string[]> => {
+    const lsn = async () => (await db.sql(`SELECT pg_current_wal_insert_lsn()::text AS lsn`)).rows[0].lsn as string;
+    const from = await lsn();
+    await write();
+    const to = await lsn();
+    await waitFor(
+      async () =>
+        (await db.sql(`SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS flushed`, [to])).rows[0].flushed || undefined,
+      'the WAL to be flushed',
+    );
+    const { rows } = await db.sql(
+      `SELECT i.inhparent::regclass::text AS parent, c.relname
+         FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn) r
+         CROSS JOIN LATERAL regexp_match(r.block_ref, 'rel \\d+/(\\d+)/(\\d+)') AS block (ref)
+         JOIN pg_class c ON c.relfilenode = block.ref[2]::oid
+         LEFT JOIN pg_inherits i ON i.inhrelid = c.oid
+        WHERE r.resource_manager = 'Btree' AND r.record_type IN ('INSERT_LEAF', 'INSERT_POST')
+          AND block.ref[1]::oid = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+      [from, to],
+    );
+    // a day's index is named by PostgreSQL; its parent on the history is named by the migrations
+    return rows.map((row: { parent: string | null; relname: string }) => row.parent ?? row.relname).sort();
+  };
+
+  const QUEUE_AND_START = [
+    'event_log_pkey',
+    'events_execution_idx',
+    'executions_active_job_newest_idx',
+    'executions_active_job_newest_idx',
+    'executions_claim_idx',
+    'executions_due_idx',
+    'executions_pkey',
+    'executions_pkey',
+    'executions_running_idx',
+  ];
+  const MOVE = [
+    'executions_finished_idx',
+    'executions_finished_seq_idx',
+    'executions_history_id_idx',
+    'executions_job_newest_idx',
+    'executions_newest_idx',
+    'executions_history_worker_finished_idx',
+  ];
+
+  it('a run that succeeds: 15 entries, none for its start seq or its status', async () => {
+    const entries = await indexEntries(() => run());
+    expect(entries).toEqual([...QUEUE_AND_START, ...MOVE].sort());
+  });
+
+  it('a run that fails enters the index by status too (and its job becomes one with failures)', async () => {
+    expect(await indexEntries(() => run('FAILED'))).toEqual(
+      [
+        ...QUEUE_AND_START,
+        ...MOVE,
+        'executions_status_newest_idx',
+        'job_outcomes_failing_idx',
+        'job_outcomes_pkey',
+      ].sort(),
+    );
+  });
+
+  it(`a run that ends more than ${START_TO_END_SEQS} seqs after it started enters the index of starts`, async () => {
+    const others = async () => {
+      await db.sql(`SELECT setval('orbit_event_seq', nextval('orbit_event_seq') + $1)`, [START_TO_END_SEQS]);
+    };
+    expect(await indexEntries(() => run('SUCCEEDED', others))).toEqual(
+      [...QUEUE_AND_START, ...MOVE, 'executions_started_seq_idx'].sort(),
+    );
+  });
+
+  it('goes back to the indexes of before and forward again, the stream unchanged each way', async () => {
+    const stream = async () =>
+      (await db.sql(`SELECT * FROM events WHERE job_id = $1 ORDER BY seq`, [jobId])).rows.map((row) =>
+        JSON.stringify(row),
+      );
+    const running = await queue();
+    await start(running);
+    const before = await stream();
+    expect(before.length).toBeGreaterThanOrEqual(3 * 3 + 2);
+
+    await undoFrom(source, MIGRATION);
+    expect(await stream()).toEqual(before);
+    expect(await indexEntries(() => run())).toContain('executions_active_started_seq_idx');
+    const undone = await stream();
+
+    await source.runMigrations({ transaction: 'all' });
+    expect(await stream()).toEqual(undone);
+    expect(await indexEntries(() => run())).toEqual([...QUEUE_AND_START, ...MOVE].sort());
+  });
+});
