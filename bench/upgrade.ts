@@ -1,6 +1,7 @@
 /**
  * The upgrade onto the queue and history partitions (migration QueueAndHistory), then onto the
- * history's days (HistoryByDay, EventsAndOutputByDay), of an installation that keeps
+ * history's days (HistoryByDay, EventsAndOutputByDay), then the history's indexes made anew
+ * (FewerIndexEntries), of an installation that keeps
  * `BENCH_UPGRADE_ROWS` finished runs (each with its queued event, one in ten with output) and a few
  * thousand queued and running ones: how long each step holds the tables, per million runs kept. In a database of its own on the
  * bench's PostgreSQL, migrated to the schema before it, the history seeded by SQL.
@@ -13,8 +14,11 @@ import { Bench, log, onOwnDatabase } from './support.js';
 const DATABASE = 'orbit_bench_upgrade';
 const MIGRATION = 'QueueAndHistory1766433600000';
 const ACTIVE_RUNS = 2_000;
-/** The history, then the events and output, partitioned by day. */
-const DAYS_MIGRATIONS = ['HistoryByDay1766476800000', 'EventsAndOutputByDay1766480400000'] as const;
+/** The later steps, each timed apart: the history, then the events and output, partitioned by day; the history's indexes made anew. */
+const LATER_STEPS = [
+  ['HistoryByDay1766476800000', 'EventsAndOutputByDay1766480400000'],
+  ['FewerIndexEntries1766516400000'],
+] as const;
 
 async function migrated(url: string, until: number): Promise<void> {
   const source = new DataSource({ ...dataSourceOptions(url, 1), migrations: MIGRATIONS.slice(0, until) });
@@ -90,27 +94,27 @@ export async function runUpgrade(bench: Bench): Promise<void> {
         ratio: '',
         verdict: 'info',
       });
-      await daysUpgrade(bench, url, rows);
+      for (const step of LATER_STEPS) await laterUpgrade(bench, url, rows, step);
     } finally {
       await db.end();
     }
   });
 }
 
-/** The migrations onto the history's days, after the one above: how long they hold the tables, per million runs. */
-async function daysUpgrade(bench: Bench, url: string, rows: number): Promise<void> {
-  const first = MIGRATIONS.findIndex((migration) => migration.name === DAYS_MIGRATIONS[0]);
-  const last = MIGRATIONS.findIndex((migration) => migration.name === DAYS_MIGRATIONS[1]);
+/** Migrations after the one above, `step` (in order): how long they hold the tables, per million runs. */
+async function laterUpgrade(bench: Bench, url: string, rows: number, step: readonly string[]): Promise<void> {
+  const first = MIGRATIONS.findIndex((migration) => migration.name === step[0]);
+  const last = MIGRATIONS.findIndex((migration) => migration.name === step[step.length - 1]);
   await migrated(url, first);
-  log(`upgrade: running ${DAYS_MIGRATIONS.join(' and ')}`);
+  log(`upgrade: running ${step.join(' and ')}`);
   const began = process.hrtime.bigint();
   await migrated(url, last + 1);
   const seconds = Number(process.hrtime.bigint() - began) / 1e9;
   const perMillion = (seconds * 1_000_000) / rows;
-  bench.report.figure('upgrade to days', { rows, seconds, perMillion });
+  bench.report.figure(`upgrade ${step.join(', ')}`, { rows, seconds, perMillion });
   bench.report.add({
     scenario: 'upgrade',
-    measure: `migrations ${DAYS_MIGRATIONS.join(' and ')} behind ${rows} finished runs, their events and output`,
+    measure: `migration${step.length > 1 ? 's' : ''} ${step.join(' and ')} behind ${rows} finished runs, their events and output`,
     figure: `${seconds.toFixed(2)} s, ${perMillion.toFixed(2)} s per million runs`,
     target: 'report',
     ratio: '',
