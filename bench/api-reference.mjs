@@ -17,17 +17,23 @@ async function answer(url) {
   }
   if (url.pathname !== '/executions') return [404, '{"message":"not found"}'];
   const jobId = url.searchParams.get('jobId');
-  const limit = Number(url.searchParams.get('limit') ?? 50);
+  const limit = Math.floor(Number(url.searchParams.get('limit') ?? 50));
+  // the limit written into the statement, as Orbit writes it: with the limit a parameter, PostgreSQL
+  // plans each call anew across the history's days, its kept plan looking dearer
   const cursor = url.searchParams.get('cursor');
   const after = cursor ? Buffer.from(cursor, 'base64url').toString('utf8').split('|') : null;
   const { rows } = await pool.query(
     after
       ? {
-          name: 'page',
-          text: `${SELECT} WHERE job_id = $1 AND (created_at, id) < ($2, $3) ${ORDER} LIMIT $4`,
-          values: [jobId, after[0], after[1], limit + 1],
+          name: `page-${limit}`,
+          text: `${SELECT} WHERE job_id = $1 AND (created_at, id) < ($2, $3) ${ORDER} LIMIT ${limit + 1}`,
+          values: [jobId, after[0], after[1]],
         }
-      : { name: 'first-page', text: `${SELECT} WHERE job_id = $1 ${ORDER} LIMIT $2`, values: [jobId, limit + 1] },
+      : {
+          name: `first-page-${limit}`,
+          text: `${SELECT} WHERE job_id = $1 ${ORDER} LIMIT ${limit + 1}`,
+          values: [jobId],
+        },
   );
   const items = rows.slice(0, limit);
   const last = rows.length > limit ? items[items.length - 1] : null;
