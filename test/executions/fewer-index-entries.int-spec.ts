@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { START_TO_END_SEQS } from '../../src/events/infrastructure/sql-event-log.js';
 import { closeMigratable, migratableDatabase, undoFrom } from '../support/migrations.js';
+import { runBySql } from '../support/run-by-sql.js';
 import { insertJob, TestDatabase } from '../support/test-database.js';
 import { waitFor } from '../support/wait.js';
 
@@ -25,28 +26,9 @@ describe('the index entries of a run', () => {
   });
   afterAll(() => closeMigratable(db, source));
 
-  const queue = async (): Promise<string> => {
-    const id = randomUUID();
-    await db.sql(
-      `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger, due_at, created_at)
-       VALUES ($1, $2, 'true', 0, 60, 'QUEUED', 1, 'MANUAL', $3, $3)`,
-      [id, jobId, T0],
-    );
-    return id;
-  };
-  const start = (id: string) =>
-    db.sql(
-      `UPDATE executions SET status = 'RUNNING', started_at = $2, worker_id = 'w1', lease_expires_at = $2::timestamptz + interval '1 min'
-        WHERE id = $1`,
-      [id, T0],
-    );
-  const finish = (id: string, status = 'SUCCEEDED') =>
-    db.sql(
-      `UPDATE executions SET status = $3, finished_at = $2, exit_code = $4, error_message = $5, lease_expires_at = NULL
-        WHERE id = $1`,
-      [id, new Date(T0.getTime() + 1000), status, ...(status === 'SUCCEEDED' ? [0, null] : [1, 'Exited with code 1'])],
-    );
-  const run = async (status = 'SUCCEEDED', between?: () => Promise<unknown>) => {
+  const { queue: queueOf, start, finish } = runBySql({ sql: (text, params) => db.sql(text, params) }, T0);
+  const queue = () => queueOf(jobId);
+  const run = async (status: 'SUCCEEDED' | 'FAILED' = 'SUCCEEDED', between?: () => Promise<unknown>) => {
     const id = await queue();
     await start(id);
     await between?.();

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { closeMigratable, migratableDatabase, undoFrom } from '../support/migrations.js';
+import { runBySql } from '../support/run-by-sql.js';
 import { insertJob, TestDatabase } from '../support/test-database.js';
 import { waitFor } from '../support/wait.js';
 
@@ -24,28 +25,13 @@ describe("a run's job, checked once", () => {
 
   const newJob = () => insertJob(db, { id: randomUUID(), name: `checked-${randomUUID()}` });
 
-  const queue = async (jobId: string): Promise<string> => {
-    const id = randomUUID();
-    await db.sql(
-      `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger, due_at, created_at)
-       VALUES ($1, $2, 'true', 0, 60, 'QUEUED', 1, 'MANUAL', $3, $3)`,
-      [id, jobId, T0],
-    );
-    return id;
-  };
-  const start = (id: string) =>
-    db.sql(
-      `UPDATE executions SET status = 'RUNNING', started_at = $2, worker_id = 'w1', lease_expires_at = $2::timestamptz + interval '1 min'
-        WHERE id = $1`,
-      [id, T0],
-    );
-  const finish = (id: string) =>
-    db.sql(
-      `UPDATE executions SET status = 'SUCCEEDED', finished_at = $2, exit_code = 0, lease_expires_at = NULL WHERE id = $1`,
-      [id, new Date(T0.getTime() + 1000)],
-    );
+  const { queue, start, finish } = runBySql({ sql: (text, params) => db.sql(text, params) }, T0);
 
-  /** The WAL records `write` made on the `jobs` table's pages (read once the log holds them: commits here are asynchronous). */
+  /**
+   * The WAL records `write` made on the `jobs` table's pages of this database, read once the log
+   * holds them (commits here are asynchronous). The log is the cluster's, and other tests'
+   * databases, copies of one template, hold a `jobs` of the same file number.
+   */
   const jobsRecords = async (write: () => Promise<unknown>): Promise<string[]> => {
     const lsn = async () => (await db.sql(`SELECT pg_current_wal_insert_lsn()::text AS lsn`)).rows[0].lsn as string;
     const from = await lsn();
@@ -59,7 +45,8 @@ describe("a run's job, checked once", () => {
     const { rows } = await db.sql(
       `SELECT r.resource_manager || '/' || r.record_type AS record
          FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn) r
-        WHERE r.block_ref LIKE '%/' || pg_relation_filenode('jobs') || ' %'`,
+        WHERE r.block_ref LIKE '%/' || (SELECT oid FROM pg_database WHERE datname = current_database())
+                                || '/' || pg_relation_filenode('jobs') || ' %'`,
       [from, to],
     );
     return rows.map((row: { record: string }) => row.record);

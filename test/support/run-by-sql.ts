@@ -1,0 +1,37 @@
+import { randomUUID } from 'node:crypto';
+import type { TestDatabase } from './test-database.js';
+
+/**
+ * A run's three writes as SQL makes them, through the triggers, all at `at` (the end a second
+ * later): queue one of a job, start it, end it (FAILED with exit code 1 and its message).
+ */
+export function runBySql(db: Pick<TestDatabase, 'sql'>, at: Date) {
+  return {
+    queue: async (jobId: string): Promise<string> => {
+      const id = randomUUID();
+      await db.sql(
+        `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger, due_at, created_at)
+         VALUES ($1, $2, 'true', 0, 60, 'QUEUED', 1, 'MANUAL', $3, $3)`,
+        [id, jobId, at],
+      );
+      return id;
+    },
+    start: (id: string) =>
+      db.sql(
+        `UPDATE executions SET status = 'RUNNING', started_at = $2, worker_id = 'w1', lease_expires_at = $2::timestamptz + interval '1 min'
+          WHERE id = $1`,
+        [id, at],
+      ),
+    finish: (id: string, status: 'SUCCEEDED' | 'FAILED' = 'SUCCEEDED') =>
+      db.sql(
+        `UPDATE executions SET status = $3, finished_at = $2, exit_code = $4, error_message = $5, lease_expires_at = NULL
+          WHERE id = $1`,
+        [
+          id,
+          new Date(at.getTime() + 1000),
+          status,
+          ...(status === 'SUCCEEDED' ? [0, null] : [1, 'Exited with code 1']),
+        ],
+      ),
+  };
+}
