@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { START_TO_END_SEQS } from '../../src/events/infrastructure/sql-event-log.js';
 import { closeMigratable, migratableDatabase, undoFrom } from '../support/migrations.js';
-import { runBySql } from '../support/run-by-sql.js';
+import { runBySql, walSpanOf } from '../support/runs-by-sql.js';
 import { insertJob, TestDatabase } from '../support/test-database.js';
-import { waitFor } from '../support/wait.js';
 
 const MIGRATION = 'FewerIndexEntries1766516400000';
 const T0 = new Date('2026-12-01T03:00:05.000Z');
@@ -35,20 +34,9 @@ describe('the index entries of a run', () => {
     await finish(id, status);
   };
 
-  /**
-   * The B-tree entries `write` inserted in this database, by index, sorted (read once the log holds
-   * them: commits here are asynchronous). The log is the cluster's: other tests' databases write to it too.
-   */
+  /** The B-tree entries `write` inserted in this database, by index, sorted. */
   const indexEntries = async (write: () => Promise<unknown>): Promise<string[]> => {
-    const lsn = async () => (await db.sql(`SELECT pg_current_wal_insert_lsn()::text AS lsn`)).rows[0].lsn as string;
-    const from = await lsn();
-    await write();
-    const to = await lsn();
-    await waitFor(
-      async () =>
-        (await db.sql(`SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS flushed`, [to])).rows[0].flushed || undefined,
-      'the WAL to be flushed',
-    );
+    const { from, to } = await walSpanOf(db, write);
     const { rows } = await db.sql(
       `SELECT i.inhparent::regclass::text AS parent, c.relname
          FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn) r

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { closeMigratable, migratableDatabase, undoFrom } from '../support/migrations.js';
-import { runBySql } from '../support/run-by-sql.js';
+import { runBySql, walSpanOf } from '../support/runs-by-sql.js';
 import { insertJob, TestDatabase } from '../support/test-database.js';
-import { waitFor } from '../support/wait.js';
 
 const MIGRATION = 'JobCheckedAtEnqueue1766509200000';
 const T0 = new Date('2026-12-01T03:00:05.000Z');
@@ -28,20 +27,11 @@ describe("a run's job, checked once", () => {
   const { queue, start, finish } = runBySql({ sql: (text, params) => db.sql(text, params) }, T0);
 
   /**
-   * The WAL records `write` made on the `jobs` table's pages of this database, read once the log
-   * holds them (commits here are asynchronous). The log is the cluster's, and other tests'
-   * databases, copies of one template, hold a `jobs` of the same file number.
+   * The WAL records `write` made on this database's `jobs` pages (other tests' databases, copies
+   * of one template, hold a `jobs` of the same file number).
    */
   const jobsRecords = async (write: () => Promise<unknown>): Promise<string[]> => {
-    const lsn = async () => (await db.sql(`SELECT pg_current_wal_insert_lsn()::text AS lsn`)).rows[0].lsn as string;
-    const from = await lsn();
-    await write();
-    const to = await lsn();
-    await waitFor(
-      async () =>
-        (await db.sql(`SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS flushed`, [to])).rows[0].flushed || undefined,
-      'the WAL to be flushed',
-    );
+    const { from, to } = await walSpanOf(db, write);
     const { rows } = await db.sql(
       `SELECT r.resource_manager || '/' || r.record_type AS record
          FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn) r

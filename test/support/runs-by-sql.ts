@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TestDatabase } from './test-database.js';
+import { waitFor } from './wait.js';
 
 /**
  * A run's three writes as SQL makes them, through the triggers, all at `at` (the end a second
@@ -34,4 +35,25 @@ export function runBySql(db: Pick<TestDatabase, 'sql'>, at: Date) {
         ],
       ),
   };
+}
+
+/**
+ * The span of the WAL `write` wrote (its insert positions before and after), once the log holds
+ * it: commits in the tests are asynchronous. The log is the cluster's; other tests' databases
+ * write to it too.
+ */
+export async function walSpanOf(
+  db: Pick<TestDatabase, 'sql'>,
+  write: () => Promise<unknown>,
+): Promise<{ from: string; to: string }> {
+  const lsn = async () => (await db.sql(`SELECT pg_current_wal_insert_lsn()::text AS lsn`)).rows[0].lsn as string;
+  const from = await lsn();
+  await write();
+  const to = await lsn();
+  await waitFor(
+    async () =>
+      (await db.sql(`SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS flushed`, [to])).rows[0].flushed || undefined,
+    'the WAL to be flushed',
+  );
+  return { from, to };
 }
