@@ -20,6 +20,7 @@ import {
   sampleExecutionIds,
   seedJobs,
 } from './api.js';
+import { LATEST } from '../src/events/infrastructure/sql-event-log.js';
 import { BurstResult, burstOnce, LatencyResult, measureLatency } from './burst.js';
 import { describeCpu } from './cpu.js';
 import { describeWal } from './wal.js';
@@ -185,9 +186,7 @@ async function measure(bench: Bench, rows: number, seedSeconds: number, context:
  * weighed on the empty table's step.
  */
 async function eventsRead(db: Bench['db']): Promise<void> {
-  // a finished run's start comes before its end
-  await db.query(`UPDATE event_cursors SET after_seq = greatest((SELECT max(seq) FROM event_log),
-     (SELECT max(seq) FROM execution_running_start_events), (SELECT max(finished_seq) FROM executions)), updated_at = now()`);
+  await db.query(`UPDATE event_cursors SET after_seq = (SELECT seq FROM (${LATEST}) AS latest), updated_at = now()`);
 }
 
 /**

@@ -25,7 +25,7 @@ describe('the index entries of a run', () => {
   });
   afterAll(() => closeMigratable(db, source));
 
-  const { queue: queueOf, start, finish } = runBySql({ sql: (text, params) => db.sql(text, params) }, T0);
+  const { queue: queueOf, start, finish } = runBySql(() => db, T0);
   const queue = () => queueOf(jobId);
   const run = async (status: 'SUCCEEDED' | 'FAILED' = 'SUCCEEDED', between?: () => Promise<unknown>) => {
     const id = await queue();

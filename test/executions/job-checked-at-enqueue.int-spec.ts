@@ -24,7 +24,7 @@ describe("a run's job, checked once", () => {
 
   const newJob = () => insertJob(db, { id: randomUUID(), name: `checked-${randomUUID()}` });
 
-  const { queue, start, finish } = runBySql({ sql: (text, params) => db.sql(text, params) }, T0);
+  const { queue, start, finish } = runBySql(() => db, T0);
 
   /**
    * The WAL records `write` made on this database's `jobs` pages (other tests' databases, copies

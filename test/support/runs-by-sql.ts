@@ -4,9 +4,11 @@ import { waitFor } from './wait.js';
 
 /**
  * A run's three writes as SQL makes them, through the triggers, all at `at` (the end a second
- * later): queue one of a job, start it, end it (FAILED with exit code 1 and its message).
+ * later): queue one of a job, start it, end it (SUCCEEDED, or FAILED with exit code 1 and its
+ * message). `database` is read at each write: a test's database is made in its beforeAll.
  */
-export function runBySql(db: Pick<TestDatabase, 'sql'>, at: Date) {
+export function runBySql(database: () => Pick<TestDatabase, 'sql'>, at: Date) {
+  const db = { sql: (text: string, params?: unknown[]) => database().sql(text, params) };
   return {
     queue: async (jobId: string): Promise<string> => {
       const id = randomUUID();
