@@ -5,8 +5,12 @@
  * pg_stat_user_functions: wall time inside the function, without the functions it called). Beside
  * it, PostgreSQL's CPU per run in the same burst; what the functions do not account for is the
  * statements' own parsing, planning and execution outside any function, and the protocol.
+ *
+ * Then what one worker cycle costs PostgreSQL by the number of runs it moves (see cycle-cost.ts):
+ * the part a cycle pays whatever it moves, and the part each run adds.
  */
 import { burstOnce } from './burst.js';
+import { fixedAndPerRun, measureCycleCosts } from './cycle-cost.js';
 import { Bench, clearExecutions, createJob, deleteJobs, log, scalar } from './support.js';
 
 const PREFIX = 'bench-pgtime';
@@ -90,4 +94,28 @@ export async function runPgTime(bench: Bench): Promise<void> {
     await clearExecutions(db);
     await deleteJobs(db, PREFIX);
   }
+  await reportCycleCosts(bench);
+}
+
+async function reportCycleCosts(bench: Bench): Promise<void> {
+  log('pgtime: worker cycles of 1, 2, 4 and 8 runs, one connection, backend CPU');
+  const costs = await measureCycleCosts(bench);
+  const { fixedUs, perRunUs } = fixedAndPerRun(costs);
+  bench.report.figure('cycleCost', { costs, fixedUsPerCycle: fixedUs, perRunUs });
+  for (const cost of costs) {
+    bench.report.add({
+      scenario: 'pgtime',
+      measure: `a worker cycle that ends ${cost.size} and starts ${cost.size} (save, claim, save, commit), backend CPU per run`,
+      figure: `${cost.perRunUs.toFixed(0)} µs`,
+      target: 'report',
+      verdict: 'info',
+    });
+  }
+  bench.report.add({
+    scenario: 'pgtime',
+    measure: `… split by a line through those: what a cycle pays whatever it moves, and what each run adds`,
+    figure: `${fixedUs.toFixed(0)} µs per cycle + ${perRunUs.toFixed(0)} µs per run`,
+    target: 'report',
+    verdict: 'info',
+  });
 }
