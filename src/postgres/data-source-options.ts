@@ -36,6 +36,7 @@ import { TeamOwnership1766494800000 } from '../../migrations/1766494800000-TeamO
 import { DeviceSignIns1766502000000 } from '../../migrations/1766502000000-DeviceSignIns.js';
 import { JobCheckedAtEnqueue1766509200000 } from '../../migrations/1766509200000-JobCheckedAtEnqueue.js';
 import { FewerIndexEntries1766516400000 } from '../../migrations/1766516400000-FewerIndexEntries.js';
+import { RowChecksByTrigger1766523600000 } from '../../migrations/1766523600000-RowChecksByTrigger.js';
 
 export const MIGRATIONS = [
   InitialSchema1764460800000,
@@ -75,6 +76,7 @@ export const MIGRATIONS = [
   DeviceSignIns1766502000000,
   JobCheckedAtEnqueue1766509200000,
   FewerIndexEntries1766516400000,
+  RowChecksByTrigger1766523600000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {
