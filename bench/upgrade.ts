@@ -18,6 +18,7 @@ const ACTIVE_RUNS = 2_000;
 const LATER_STEPS = [
   ['HistoryByDay1766476800000', 'EventsAndOutputByDay1766480400000'],
   ['FewerIndexEntries1766516400000'],
+  ['RowChecksByTrigger1766523600000'],
 ] as const;
 
 async function migrated(url: string, until: number): Promise<void> {
