@@ -7,13 +7,13 @@
  * than it moves a burst's. A line through the cycle sizes splits the cost into what a cycle pays
  * whatever it moves and what each run adds: the first is what larger cycles save.
  */
-import { readFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
 import { Execution } from '../src/executions/domain/execution.js';
 import { SqlExecutionRepository } from '../src/executions/infrastructure/sql-execution.repository.js';
 import { dataSourceOptions } from '../src/postgres/data-source-options.js';
 import { Database } from '../src/shared/infrastructure/database.js';
-import { Bench, clearExecutions, createJob, deleteJobs, log } from './support.js';
+import { processTimes } from './cpu.js';
+import { Bench, clearExecutions, createJob, deleteJobs, enqueue, log } from './support.js';
 
 const PREFIX = 'bench-cycle';
 /** Runs moved per cycle: one ended and one started run each, for each size. */
@@ -21,19 +21,11 @@ export const CYCLE_SIZES = [1, 2, 4, 8];
 const RUNS_PER_SIZE = 1_600;
 const ROUNDS = 3;
 const WORKER = { id: 'bench-cycle-worker', labels: {} };
-const TICKS_PER_SECOND = 100;
 
 export interface CycleCost {
   size: number;
   /** Backend CPU per run (its start and its end), µs: the median of the rounds. */
   perRunUs: number;
-}
-
-/** A process's CPU (user and system), in ms, from /proc. */
-function cpuMsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -48,18 +40,13 @@ export function fixedAndPerRun(costs: readonly CycleCost[]): { fixedUs: number; 
   return { fixedUs: my - slope * mx, perRunUs: slope };
 }
 
-async function queue(db: Database, jobId: string, count: number): Promise<void> {
-  await db.rows(
-    `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger, due_at, created_at)
-     SELECT uuidv7(), $1, 'true', 0, 60, 'QUEUED', 1, 'MANUAL', now(), now() FROM generate_series(1, $2)`,
-    [jobId, count],
-  );
-}
+/** The backend's own CPU so far, ms. */
+const backendMs = (pid: number) => processTimes(pid)?.own ?? 0;
 
 /** Backend CPU per run of `runs` runs moved `size` at a time: each cycle ends the runs the one before started. */
 async function cycles(db: Database, repository: SqlExecutionRepository, pid: number, size: number, runs: number) {
   let running: Execution[] = [];
-  const before = cpuMsOf(pid);
+  const before = backendMs(pid);
   for (let started = 0; started < runs || running.length > 0;) {
     const ended = running;
     running = await db.run(async () => {
@@ -73,15 +60,12 @@ async function cycles(db: Database, repository: SqlExecutionRepository, pid: num
       return claimed;
     });
     started += running.length;
+    if (running.length === 0 && started < runs) throw new Error(`only ${started} of ${runs} queued runs were claimed`);
   }
-  return ((cpuMsOf(pid) - before) * 1000) / runs;
+  return ((backendMs(pid) - before) * 1000) / runs;
 }
 
-export async function measureCycleCosts(
-  bench: Pick<Bench, 'url' | 'db'>,
-  sizes = CYCLE_SIZES,
-  rounds = ROUNDS,
-): Promise<CycleCost[]> {
+export async function measureCycleCosts(bench: Bench): Promise<CycleCost[]> {
   const source = new DataSource(dataSourceOptions(bench.url, 1));
   await source.initialize();
   const jobId = await createJob(bench.db, PREFIX);
@@ -91,13 +75,13 @@ export async function measureCycleCosts(
     const [backend] = await db.rows<{ pid: number }>('SELECT pg_backend_pid() AS pid');
     const pid = backend!.pid;
     // the statements prepared and the queue's pages warm before anything is counted
-    await queue(db, jobId, 100);
+    await enqueue(bench.db, jobId, 100);
     await cycles(db, repository, pid, 4, 100);
     const costs: CycleCost[] = [];
-    for (const size of sizes) {
+    for (const size of CYCLE_SIZES) {
       const perRun: number[] = [];
-      for (let round = 0; round < rounds; round++) {
-        await queue(db, jobId, RUNS_PER_SIZE);
+      for (let round = 0; round < ROUNDS; round++) {
+        await enqueue(bench.db, jobId, RUNS_PER_SIZE);
         perRun.push(await cycles(db, repository, pid, size, RUNS_PER_SIZE));
       }
       costs.push({ size, perRunUs: median(perRun) });

@@ -10,7 +10,7 @@
  * the part a cycle pays whatever it moves, and the part each run adds.
  */
 import { burstOnce } from './burst.js';
-import { fixedAndPerRun, measureCycleCosts } from './cycle-cost.js';
+import { CYCLE_SIZES, fixedAndPerRun, measureCycleCosts } from './cycle-cost.js';
 import { Bench, clearExecutions, createJob, deleteJobs, log, scalar } from './support.js';
 
 const PREFIX = 'bench-pgtime';
@@ -98,7 +98,7 @@ export async function runPgTime(bench: Bench): Promise<void> {
 }
 
 async function reportCycleCosts(bench: Bench): Promise<void> {
-  log('pgtime: worker cycles of 1, 2, 4 and 8 runs, one connection, backend CPU');
+  log(`pgtime: worker cycles of ${CYCLE_SIZES.join(', ')} runs, one connection, backend CPU`);
   const costs = await measureCycleCosts(bench);
   const { fixedUs, perRunUs } = fixedAndPerRun(costs);
   bench.report.figure('cycleCost', { costs, fixedUsPerCycle: fixedUs, perRunUs });
