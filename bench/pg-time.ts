@@ -99,9 +99,9 @@ export async function runPgTime(bench: Bench): Promise<void> {
 
 async function reportCycleCosts(bench: Bench): Promise<void> {
   log(`pgtime: worker cycles of ${CYCLE_SIZES.join(', ')} runs, one connection, backend CPU`);
-  const costs = await measureCycleCosts(bench);
+  const { costs, pieces } = await measureCycleCosts(bench);
   const { fixedUs, perRunUs } = fixedAndPerRun(costs);
-  bench.report.figure('cycleCost', { costs, fixedUsPerCycle: fixedUs, perRunUs });
+  bench.report.figure('cycleCost', { costs, fixedUsPerCycle: fixedUs, perRunUs, pieces });
   for (const cost of costs) {
     bench.report.add({
       scenario: 'pgtime',
@@ -118,4 +118,15 @@ async function reportCycleCosts(bench: Bench): Promise<void> {
     target: 'report',
     verdict: 'info',
   });
+  const pieceRows: [string, number][] = [
+    ['a transaction that writes nothing (BEGIN, COMMIT)', pieces.emptyTransactionUs],
+    ['… each statement more in it (`SELECT 1`: a round trip)', pieces.statementUs],
+    ["… a commit's WAL flush (a row written; synchronous_commit on, against off)", pieces.walFlushUs],
+    ['a start alone (BEGIN, claim 1, save it started, COMMIT)', pieces.startUs],
+    ['an end alone (BEGIN, save 1 ended, COMMIT)', pieces.endUs],
+  ];
+  for (const [measure, us] of pieceRows) {
+    bench.report.add({ scenario: 'pgtime', measure, figure: `${us.toFixed(0)} µs`, target: 'report', verdict: 'info' });
+  }
+  log(`pgtime: pieces of a cycle, backend CPU: ${pieceRows.map(([, us]) => us.toFixed(0)).join(' / ')} µs`);
 }
