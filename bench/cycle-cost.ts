@@ -121,6 +121,7 @@ async function measurePieces(
     await db.rows('INSERT INTO bench_cycle_flush VALUES (1, 0) ON CONFLICT DO NOTHING');
     const write = () => db.run(() => db.rows('UPDATE bench_cycle_flush SET n = n + 1 WHERE id = 1 RETURNING id'));
     const flushed = await perCall(pid, write);
+    // the pool holds this one connection: the setting is its session's
     await db.rows('SET synchronous_commit = off');
     walFlushUs = flushed - (await perCall(pid, write));
     await db.rows('RESET synchronous_commit');
