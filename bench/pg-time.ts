@@ -7,7 +7,8 @@
  * statements' own parsing, planning and execution outside any function, and the protocol.
  *
  * Then what one worker cycle costs PostgreSQL by the number of runs it moves (see cycle-cost.ts):
- * the part a cycle pays whatever it moves, and the part each run adds.
+ * the part a cycle pays whatever it moves, and the part each run adds; and the pieces of a cycle
+ * alone (an empty transaction, a round trip, a commit's WAL flush, a lone start and end).
  */
 import { burstOnce } from './burst.js';
 import { CYCLE_SIZES, fixedAndPerRun, measureCycleCosts } from './cycle-cost.js';
