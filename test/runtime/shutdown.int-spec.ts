@@ -167,4 +167,26 @@ describe('a node shutting down', () => {
     }
     await close(api);
   });
+
+  it('drains a run whose claim was still committing when the close began', async () => {
+    // the database holds the claim's commit for a second (a deferred trigger of this test only)
+    await db.sql(`CREATE FUNCTION held_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+                  BEGIN PERFORM pg_sleep(1); RETURN NULL; END $$`);
+    await db.sql(`CREATE CONSTRAINT TRIGGER held_claim AFTER UPDATE ON executions_active
+                  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
+                  WHEN (OLD.status = 'QUEUED' AND NEW.status = 'RUNNING' AND NEW.command LIKE '%# held')
+                  EXECUTE FUNCTION held_commit()`);
+    const t = await started({ ORBIT_SHUTDOWN_GRACE_SECONDS: '10' });
+    const queued = await queue(t, 'sleep 1 # held');
+    await waitFor(async () => {
+      const { rows } = await db.sql(
+        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'PgSleep'`,
+      );
+      return rows.length > 0 ? true : undefined;
+    }, 'the claim to be committing');
+
+    await close(t);
+
+    expect(await row(db, queued.id)).toMatchObject({ status: 'SUCCEEDED', exit_code: 0, lease_expires_at: null });
+  });
 });

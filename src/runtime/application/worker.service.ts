@@ -144,6 +144,8 @@ export class WorkerService implements OnModuleInit, BackgroundService, Wakeable 
   /** Stop claiming; give running commands the grace to finish; stop and fail the rest, so they retry. */
   async stop(): Promise<void> {
     this.draining = true;
+    // a cycle in flight may have claimed runs it has not launched yet: they are this node's to drain too
+    await this.loop.idle();
     const graceSeconds = this.config.shutdownGraceSeconds;
     const live = [...this.running.values()].filter((run) => !run.hasExited);
     if (live.length > 0) {

@@ -88,6 +88,11 @@ export class BackgroundLoop implements BackgroundService, Wakeable {
     this.abort.abort();
     clearTimeout(this.timer);
     clearInterval(this.beat);
+    await this.idle();
+  }
+
+  /** Resolves once no pass is in flight, the passes those started included. */
+  async idle(): Promise<void> {
     while (this.running.size > 0) await Promise.all(this.running);
   }
 
