@@ -195,6 +195,26 @@ describe('BackgroundLoop woken', () => {
     await loop.stop();
   });
 
+  it('idle waits for the passes in flight and those they started, and leaves the loop running', async () => {
+    const passes = new Passes();
+    const loop = new BackgroundLoop('test', passes.pass, { pollMs: 60_000 }, new Warnings());
+    loop.start();
+    loop.wake(); // during the first pass: one more after it
+    let idle = false;
+    const idling = loop.idle().then(() => (idle = true));
+    await passes.endOne();
+    expect(idle).toBe(false);
+    expect(passes.started).toBe(2);
+    await passes.endOne();
+    await idling;
+    expect(idle).toBe(true);
+    expect(passes.signals[1]!.aborted).toBe(false);
+    loop.wake();
+    expect(passes.started).toBe(3);
+    await passes.endOne();
+    await loop.stop();
+  });
+
   it('runs nothing before start, and stop waits for every lane', async () => {
     const passes = new Passes();
     const loop = new BackgroundLoop('test', passes.pass, { pollMs: 60_000, lanes: 2 }, new Warnings());
