@@ -16,7 +16,7 @@ import { PgBoss as PgBoss12 } from 'pg-boss-12';
 import type { LauncherKind } from '../src/config/orbit-config.js';
 import { LATENCY_SPACING_MS, LATENCY_WARM_UP_RUNS, LAUNCHER_NAMES } from './burst.js';
 import { combined, CpuSample, describeCpu, perExecution, postgresTree, workerTree } from './cpu.js';
-import { describeWal, walPosition, walSince, WalPerExecution } from './wal.js';
+import { describeIndexEntries, describeWal, walPosition, walSince, WalPerExecution } from './wal.js';
 import {
   bareNodeRate,
   Bench,
@@ -422,6 +422,13 @@ function reportDatabaseShare(bench: Bench, title: string, judged: boolean, orbit
     figure: `Orbit ${describeWal(orbit.wal)}; ${title} ${describeWal(peer.wal)}`,
     target: `Orbit ≤ ${ROW_VERSIONS_TARGET} row versions and ≤ ${INDEX_ENTRIES_TARGET} index entries`,
     verdict: writes ? verdict(writesMet) : 'info',
+  });
+  bench.report.add({
+    scenario: 'peers',
+    measure: `… Orbit's index entries per run at c${CONCURRENCY}, by index (a day's partition counted under its table's index)`,
+    figure: describeIndexEntries(orbit.wal),
+    target: 'report: where the index entries are',
+    verdict: 'info',
   });
 }
 
