@@ -57,16 +57,17 @@ export async function walSince(db: pg.Client, from: string, executions: number):
     commits: sum((type) => type === 'Transaction/COMMIT', 'count'),
     rowVersions: sum((type) => ROW_VERSIONS.test(type), 'count'),
     indexEntries: sum((type) => INDEX_ENTRIES.test(type), 'count'),
-    indexEntriesByIndex: (await entriesByIndex(db, from, to)).map(({ index, count }) => ({
-      index,
-      entries: per(Number(count)),
-    })),
+    indexEntriesByIndex:
+      (await entriesByIndex(db, from, to))?.map(({ index, count }) => ({ index, entries: per(Number(count)) })) ?? null,
   };
 }
 
-/** The index entries of the span in the connection's database, counted by index, with pg_walinspect's block references. */
-async function entriesByIndex(db: pg.Client, from: string, to: string): Promise<{ index: string; count: string }[]> {
-  const { rows } = await db.query<{ index: string; count: string }>(
+/**
+ * The index entries of the span in the connection's database, counted by index, from pg_walinspect's
+ * block references (PostgreSQL 16 and later); null before.
+ */
+async function entriesByIndex(db: pg.Client, from: string, to: string) {
+  const read = db.query<{ index: string; count: string }>(
     `SELECT coalesce(pg_partition_root(c.oid), c.oid)::regclass::text AS index, count(*)::text AS count
        FROM pg_get_wal_block_info($1::pg_lsn, $2::pg_lsn) b
        JOIN pg_class c ON c.relfilenode = b.relfilenode AND c.relkind IN ('i', 'I')
@@ -75,7 +76,7 @@ async function entriesByIndex(db: pg.Client, from: string, to: string): Promise<
       GROUP BY 1 ORDER BY count(*) DESC, 1`,
     [from, to, INDEX_ENTRIES.source],
   );
-  return rows;
+  return read.then(({ rows }) => rows).catch(() => null);
 }
 
 interface RecordStat {
