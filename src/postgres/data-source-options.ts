@@ -37,6 +37,7 @@ import { DeviceSignIns1766502000000 } from '../../migrations/1766502000000-Devic
 import { JobCheckedAtEnqueue1766509200000 } from '../../migrations/1766509200000-JobCheckedAtEnqueue.js';
 import { FewerIndexEntries1766516400000 } from '../../migrations/1766516400000-FewerIndexEntries.js';
 import { RowChecksByTrigger1766523600000 } from '../../migrations/1766523600000-RowChecksByTrigger.js';
+import { DueIndexOfLimitedRuns1766530800000 } from '../../migrations/1766530800000-DueIndexOfLimitedRuns.js';
 
 export const MIGRATIONS = [
   InitialSchema1764460800000,
@@ -77,6 +78,7 @@ export const MIGRATIONS = [
   JobCheckedAtEnqueue1766509200000,
   FewerIndexEntries1766516400000,
   RowChecksByTrigger1766523600000,
+  DueIndexOfLimitedRuns1766530800000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

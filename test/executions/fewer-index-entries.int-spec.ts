@@ -57,7 +57,6 @@ describe('the index entries of a run', () => {
     'executions_active_job_newest_idx',
     'executions_active_job_newest_idx',
     'executions_claim_idx',
-    'executions_due_idx',
     'executions_pkey',
     'executions_pkey',
     'executions_running_idx',
@@ -71,7 +70,7 @@ describe('the index entries of a run', () => {
     'executions_history_worker_finished_idx',
   ];
 
-  it('a run that succeeds: 15 entries, none for its start seq or its status', async () => {
+  it('a run that succeeds: 14 entries, none for its start seq or its status, nor its due', async () => {
     const entries = await indexEntries(() => run());
     expect(entries).toEqual([...QUEUE_AND_START, ...MOVE].sort());
   });
@@ -86,6 +85,21 @@ describe('the index entries of a run', () => {
         'job_outcomes_pkey',
       ].sort(),
     );
+  });
+
+  it('a run that a limit holds waits in its lane and in the index of dues, not in the claim index', async () => {
+    const limited = () =>
+      db.sql(
+        `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger, due_at, created_at, max_concurrent)
+         VALUES ($1, $2, 'true', 0, 60, 'QUEUED', 1, 'MANUAL', $3, $3, 1)`,
+        [randomUUID(), jobId, T0],
+      );
+    const queuedEntries = await indexEntries(limited);
+    expect(queuedEntries).toEqual(
+      expect.arrayContaining(['executions_claim_lane_idx', 'executions_due_idx', 'executions_pkey']),
+    );
+    expect(queuedEntries).not.toContain('executions_claim_idx');
+    expect(await indexEntries(queue)).not.toContain('executions_due_idx');
   });
 
   it(`a run that ends more than ${START_TO_END_SEQS} seqs after it started enters the index of starts`, async () => {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { LANE, LIMITED } from './claim-lanes.js';
+import { earliestDue, LANE, LIMITED } from './claim-lanes.js';
 import { StaleWriteError } from '../../shared/domain/domain-errors.js';
 import { Database } from '../../shared/infrastructure/database.js';
 import {
@@ -262,8 +262,7 @@ export const CLAIM_FREE = `
     FROM l LEFT JOIN LATERAL orbit_claim_free($1, CASE WHEN l.queued THEN 0 ELSE $2 END, $3, $4) ON true`;
 
 /** When the next run the worker may take falls due after $1, held by a limit or not (the claim decides). */
-const NEXT_DUE = `SELECT due_at AS due FROM executions WHERE status = 'QUEUED' AND due_at > $1 AND ${mayRun(2)}
-  ORDER BY due_at LIMIT 1`;
+const NEXT_DUE = `SELECT ${earliestDue(` AND due_at > $1 AND ${mayRun(2)}`)} AS due`;
 
 /**
  * Why no live worker ($1: [{id, labels, draining}]) can take each QUEUED run that has a selector

@@ -2,25 +2,31 @@ import { Injectable } from '@nestjs/common';
 import { Database } from '../../shared/infrastructure/database.js';
 import { EXECUTION_STATUSES, ExecutionStatus } from '../domain/execution-status.js';
 import { RunsAtAGlance, RunsOverview } from '../application/runs-overview.js';
+import { earliestDue, LIMITED } from './claim-lanes.js';
 
 /** A count of the rows `where` selects, stopping at the bound ($3): an index range read no further. */
 const bounded = (where: string) =>
   `(SELECT count(*)::int FROM (SELECT 1 FROM executions WHERE ${where} LIMIT $3) AS x)`;
 
+/** The queued runs `and` keeps, counted to the bound: those with no limit, then the limited ones. */
+const queued = (and: string) =>
+  `least($3::bigint, ${bounded(`status = 'QUEUED' AND NOT ${LIMITED}${and}`)} + ${bounded(`status = 'QUEUED' AND ${LIMITED}${and}`)})::int`;
+
 /**
- * One statement; each part reads one index range: executions_status_newest_idx for the window
- * by status (executions_newest_idx, which carries the status, for the succeeded ones),
- * executions_due_idx for the queued ones, executions_running_idx for the running.
+ * One statement; each part reads index ranges: executions_status_newest_idx for the window
+ * by status (executions_newest_idx, which carries the status, for the succeeded ones), for the
+ * queued ones executions_claim_idx (those with no limit) and executions_due_idx (the limited),
+ * executions_running_idx for the running.
  * `ofTeams` keeps each part to the runs of some teams' jobs: the same ranges, each row's job
  * looked up among theirs, or each of their jobs' runs by executions_job_newest_idx when they are
  * few; a count still stops at the bound.
  */
 const atAGlance = (ofTeams = '') => `SELECT
   ${EXECUTION_STATUSES.map((status) => `${bounded(`status = '${status}' AND created_at >= $1${ofTeams}`)} AS "${status}"`).join(',\n  ')},
-  ${bounded(`status = 'QUEUED'${ofTeams}`)} AS queued,
+  ${queued(ofTeams)} AS queued,
   ${bounded(`status = 'RUNNING'${ofTeams}`)} AS running,
-  ${bounded(`status = 'QUEUED' AND due_at < $2${ofTeams}`)} AS late,
-  (SELECT min(due_at) FROM executions WHERE status = 'QUEUED'${ofTeams}) AS oldest_due`;
+  ${queued(` AND due_at < $2${ofTeams}`)} AS late,
+  ${earliestDue(ofTeams)} AS oldest_due`;
 
 const AT_A_GLANCE = atAGlance();
 /** As AT_A_GLANCE, of the runs of the jobs of the teams $4. */
