@@ -38,6 +38,7 @@ import { JobCheckedAtEnqueue1766509200000 } from '../../migrations/1766509200000
 import { FewerIndexEntries1766516400000 } from '../../migrations/1766516400000-FewerIndexEntries.js';
 import { RowChecksByTrigger1766523600000 } from '../../migrations/1766523600000-RowChecksByTrigger.js';
 import { DueIndexOfLimitedRuns1766530800000 } from '../../migrations/1766530800000-DueIndexOfLimitedRuns.js';
+import { CreatedSeqOnTheRow1766538000000 } from '../../migrations/1766538000000-CreatedSeqOnTheRow.js';
 
 export const MIGRATIONS = [
   InitialSchema1764460800000,
@@ -79,6 +80,7 @@ export const MIGRATIONS = [
   FewerIndexEntries1766516400000,
   RowChecksByTrigger1766523600000,
   DueIndexOfLimitedRuns1766530800000,
+  CreatedSeqOnTheRow1766538000000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

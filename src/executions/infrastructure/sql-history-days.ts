@@ -19,10 +19,31 @@ interface DayTable {
   prefix: string;
   /** The partition key: the run's creation, or the event's instant (a run's queued event is at its creation). */
   key: string;
+  /** The column that names a row's run. */
+  run: string;
+  /**
+   * Deletes the rows of the runs `runs` selects (rows of the history), for a day the table has no
+   * partition of (its rows of the day are in the part from before the days).
+   */
+  deleteOfRuns?: (runs: string) => string;
 }
-const HISTORY: DayTable = { parent: 'executions_history', prefix: 'executions_h', key: 'created_at' };
-const EVENTS: DayTable = { parent: 'event_log', prefix: 'event_log', key: 'at' };
-const OUTPUTS: DayTable = { parent: 'execution_outputs', prefix: 'execution_outputs', key: 'created_at' };
+const HISTORY: DayTable = { parent: 'executions_history', prefix: 'executions_h', key: 'created_at', run: 'id' };
+const EVENTS: DayTable = {
+  parent: 'event_log',
+  prefix: 'event_log',
+  key: 'at',
+  run: 'execution_id',
+  // as the trigger of deleted runs does: a run's created event by its seq, the others by their run
+  deleteOfRuns: (runs) =>
+    `SELECT orbit_delete_run_events(array_agg(d.id), array_agg(d.created_seq), array_agg(d.created_at)) FROM (${runs}) AS d`,
+};
+const OUTPUTS: DayTable = {
+  parent: 'execution_outputs',
+  prefix: 'execution_outputs',
+  key: 'created_at',
+  run: 'execution_id',
+  deleteOfRuns: (runs) => `DELETE FROM execution_outputs r USING (${runs}) AS d WHERE r.execution_id = d.id`,
+};
 const DAY_TABLES = [HISTORY, EVENTS, OUTPUTS];
 
 /** `executions_h_20270105` for the history's day that starts on 2027-01-05 (UTC). */
@@ -136,13 +157,13 @@ export class SqlHistoryDays extends HistoryDays {
           WHERE e.retry_of = d.id AND e.created_at >= $1 AND d.status = 'FAILED' AND d.id <> ALL ($2::uuid[])`,
         [day.start, kept],
       );
-      const dropped = [await this.keepApart(HISTORY, day, `r.id = ANY ($1::uuid[])`, [kept])];
+      const dropped = [await this.keepApart(HISTORY, day, kept)];
       // the runs kept are back by now: a notice (read through events_notices_idx) stays with its run
       // if that run is still stored, whatever its day
       const notices = `r.execution_id IS NOT NULL AND r.type NOT IN ${CREATION_EVENTS}
         AND EXISTS (SELECT 1 FROM executions x WHERE x.id = r.execution_id)`;
-      dropped.push(await this.keepApart(EVENTS, day, `r.execution_id = ANY ($1::uuid[])`, [staying], notices));
-      dropped.push(await this.keepApart(OUTPUTS, day, `r.execution_id = ANY ($1::uuid[])`, [staying]));
+      dropped.push(await this.keepApart(EVENTS, day, staying, notices));
+      dropped.push(await this.keepApart(OUTPUTS, day, staying));
       for (const table of dropped) if (table !== null) await this.db.rows(`DROP TABLE ${table}`);
       return { dropped: (stored?.count ?? 0) - kept.length, kept: kept.length };
     });
@@ -172,7 +193,7 @@ export class SqlHistoryDays extends HistoryDays {
   }
 
   /**
-   * The day of `table` goes, but its rows that `keep` (or `more`) names: the day is detached, and
+   * The day of `table` goes, but its rows of the runs `ids` (and those `more` names): the day is detached, and
    * those rows are copied into the table's kept partition (`<prefix>_kept`, which holds what
    * retention kept of the days dropped), whose range then reaches the day's end. The kept rows
    * are copied as they are, into a table not attached meanwhile: no trigger sees them (they do not
@@ -180,18 +201,15 @@ export class SqlHistoryDays extends HistoryDays {
    * day is in the part from before the days), whose rows of the day's runs that go are then
    * deleted.
    */
-  private async keepApart(
-    table: DayTable,
-    day: HistoryDay,
-    keep: string,
-    params: unknown[],
-    more?: string,
-  ): Promise<string | null> {
+  private async keepApart(table: DayTable, day: HistoryDay, ids: string[], more?: string): Promise<string | null> {
+    const keep = `r.${table.run} = ANY ($1::uuid[])`;
+    const params = [ids];
     const leaf = dayTable(day, table);
     const leaves = await this.leaves(table);
     if (!leaves.some((stored) => stored.name === leaf)) {
+      if (!table.deleteOfRuns) throw new Error(`${table.parent} has no day ${leaf}`);
       await this.db.rows(
-        `DELETE FROM ${table.parent} r USING ${dayTable(day)} d WHERE r.execution_id = d.id AND NOT (${keep})`,
+        table.deleteOfRuns(`SELECT * FROM ${dayTable(day)} WHERE NOT (id = ANY ($1::uuid[]))`),
         params,
       );
       return null;
