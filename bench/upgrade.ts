@@ -1,7 +1,8 @@
 /**
  * The upgrade onto the queue and history partitions (migration QueueAndHistory), then onto the
  * history's days (HistoryByDay, EventsAndOutputByDay), then the history's indexes made anew
- * (FewerIndexEntries), of an installation that keeps
+ * (FewerIndexEntries), the row checks by trigger, and the queue's index of dues and the log's
+ * index by run made anew (DueIndexOfLimitedRuns, CreatedSeqOnTheRow), of an installation that keeps
  * `BENCH_UPGRADE_ROWS` finished runs (each with its queued event, one in ten with output) and a few
  * thousand queued and running ones: how long each step holds the tables, per million runs kept. In a database of its own on the
  * bench's PostgreSQL, migrated to the schema before it, the history seeded by SQL.
@@ -19,6 +20,7 @@ const LATER_STEPS = [
   ['HistoryByDay1766476800000', 'EventsAndOutputByDay1766480400000'],
   ['FewerIndexEntries1766516400000'],
   ['RowChecksByTrigger1766523600000'],
+  ['DueIndexOfLimitedRuns1766530800000', 'CreatedSeqOnTheRow1766538000000'],
 ] as const;
 
 async function migrated(url: string, until: number): Promise<void> {
