@@ -7,9 +7,9 @@ const LIMITED = '(max_concurrent IS NOT NULL OR concurrency_group IS NOT NULL)';
  * `executions_due_idx` keeps the queued runs that a limit holds only: a run with no limit, the
  * common case, enters one index of the queue fewer as it is queued. Those runs are in
  * `executions_claim_idx` already, in claim order (priority, then due); what read the due index
- * for them (the worker's next wake-up, the overview's oldest due and late runs, the queue's
- * counts) reads the claim index instead: the first due entry of each priority, found by skipping
- * from priority to priority (a queue holds few), or PostgreSQL's skip scan for a range of dues.
+ * for them reads the claim index instead: the worker's next wake-up and the overview's oldest due
+ * take the first due entry of each priority, skipping from priority to priority (a queue holds
+ * few); the overview counts the queued and the late runs with no limit and the limited ones apart.
  * The limited runs' dues stay in this index, since their own index is ordered lane by lane.
  *
  * Only the queue partition's index is made again: it holds the waiting runs alone.

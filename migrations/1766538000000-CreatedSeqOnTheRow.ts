@@ -35,6 +35,20 @@ function createdEvents(seq: string | null, legacy: string): string {
 }
 
 /**
+ * The log's index by run made again as `shape`; its part on the log from before the days keeps the
+ * name the EventsAndOutputByDay migration gave it (which its `down` renames back).
+ */
+async function indexByRun(db: QueryRunner, shape: string): Promise<void> {
+  await db.query(`DROP INDEX events_execution_idx`);
+  await db.query(`CREATE INDEX events_execution_idx ON event_log ${shape}`);
+  const [legacy] = (await db.query(
+    `SELECT c.relname AS part FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_index x ON x.indexrelid = c.oid
+      WHERE i.inhparent = 'events_execution_idx'::regclass AND x.indrelid = to_regclass('event_log_legacy')`,
+  )) as { part: string }[];
+  if (legacy) await db.query(`ALTER INDEX ${legacy.part} RENAME TO event_log_legacy_execution_idx`);
+}
+
+/**
  * A run's created event is written under a seq its row holds (`created_seq`, taken by the column's
  * default as the row is inserted), so the event log's index by run (`events_execution_idx`)
  * keeps only the events written before this migration: a new run enters one index fewer as it is
@@ -51,20 +65,6 @@ function createdEvents(seq: string | null, legacy: string): string {
  * rows stored before keep no `created_seq` (nothing is rewritten); the index by run is built anew
  * over the events stored before (about a second per million events).
  */
-/**
- * The log's index by run made again as `shape`; its part on the log from before the days keeps the
- * name the EventsAndOutputByDay migration gave it (which its `down` renames back).
- */
-async function indexByRun(db: QueryRunner, shape: string): Promise<void> {
-  await db.query(`DROP INDEX events_execution_idx`);
-  await db.query(`CREATE INDEX events_execution_idx ON event_log ${shape}`);
-  const [legacy] = (await db.query(
-    `SELECT c.relname AS part FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_index x ON x.indexrelid = c.oid
-      WHERE i.inhparent = 'events_execution_idx'::regclass AND x.indrelid = to_regclass('event_log_legacy')`,
-  )) as { part: string }[];
-  if (legacy) await db.query(`ALTER INDEX ${legacy.part} RENAME TO event_log_legacy_execution_idx`);
-}
-
 export class CreatedSeqOnTheRow1766538000000 implements MigrationInterface {
   name = 'CreatedSeqOnTheRow1766538000000';
 
