@@ -73,10 +73,11 @@ describe("a run's created event under its row's seq", () => {
   });
 
   it("finds a deleted run's created event by the log's primary key, in a few pages however long the log", async () => {
+    const others = await insertJob(db, { id: randomUUID(), name: 'others' });
     await db.sql(
       `INSERT INTO event_log (type, at, job_id, execution_id) SELECT 'execution.long_running', $1, $2, gen_random_uuid()
          FROM generate_series(1, 100000)`,
-      [T0, jobId],
+      [T0, others],
     );
     await db.sql('ANALYZE event_log');
     const id = await fullRun();
