@@ -39,6 +39,7 @@ import { FewerIndexEntries1766516400000 } from '../../migrations/1766516400000-F
 import { RowChecksByTrigger1766523600000 } from '../../migrations/1766523600000-RowChecksByTrigger.js';
 import { DueIndexOfLimitedRuns1766530800000 } from '../../migrations/1766530800000-DueIndexOfLimitedRuns.js';
 import { CreatedSeqOnTheRow1766538000000 } from '../../migrations/1766538000000-CreatedSeqOnTheRow.js';
+import { EndsByBlockRange1766545200000 } from '../../migrations/1766545200000-EndsByBlockRange.js';
 
 export const MIGRATIONS = [
   InitialSchema1764460800000,
@@ -81,6 +82,7 @@ export const MIGRATIONS = [
   RowChecksByTrigger1766523600000,
   DueIndexOfLimitedRuns1766530800000,
   CreatedSeqOnTheRow1766538000000,
+  EndsByBlockRange1766545200000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

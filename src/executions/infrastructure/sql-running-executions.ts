@@ -13,15 +13,17 @@ const ON_WORKERS = onWorkers();
 const ON_WORKERS_OF_TEAMS = onWorkers(` AND job_id IN (SELECT id FROM jobs WHERE team = ANY ($2::text[]))`);
 
 /**
- * What a worker held in [$2, $3): its finished runs that ended after the window's start (by
- * executions_worker_finished_idx, so only the recent end of the history is read) and started
- * before its end, and what it runs now. A run that began before the window is in it while it ran.
+ * What a worker held in [$2, $3): its finished runs that ended after the window's start and
+ * started before its end, and what it runs now. A run that began before the window is in it while
+ * it ran. The finished ones are read by executions_ended_idx (a block range index of ends and
+ * starts: a day of the history holds its runs in about the order they ended), so a window reads the
+ * pages of its own ends, past or present, and of the runs that started before it and ended after.
  */
 const heldBetween = (
   ofTeams = '',
 ) => `SELECT id, job_id AS "jobId", status, started_at AS "startedAt", finished_at AS "finishedAt"
   FROM (SELECT id, job_id, status, started_at, finished_at FROM executions
-         WHERE worker_id = $1 AND finished_at IS NOT NULL AND finished_at > $2 AND started_at < $3
+         WHERE status IN ('SUCCEEDED', 'FAILED', 'CANCELLED') AND finished_at > $2 AND started_at < $3 AND worker_id = $1
         UNION ALL
         SELECT id, job_id, status, started_at, finished_at FROM executions
          WHERE status = 'RUNNING' AND worker_id = $1 AND started_at < $3) AS held${ofTeams}
