@@ -70,7 +70,8 @@ export async function runRetention(bench: Bench): Promise<void> {
                   CASE WHEN $4 AND g % 1000 = 0 THEN $2::timestamptz + interval '3 days' ELSE t.at + interval '20 ms' END, 0, 'w', 3
              FROM generate_series(0, $1::int - 1) AS g
              JOIN LATERAL (SELECT $2::timestamptz + (g::double precision / $1) * $3 * interval '1 ms' AS at) AS t ON true
-             JOIN (SELECT id, row_number() OVER (ORDER BY id) - 1 AS n FROM jobs) AS j ON j.n = g % ${JOBS}`,
+             JOIN (SELECT id, row_number() OVER (ORDER BY id) - 1 AS n FROM jobs) AS j ON j.n = g % ${JOBS}
+            ORDER BY 12`, // by their end, as runs enter the history: those that ended late come last
           [count, from, span, late],
         );
       await seed(rows, DAY.start, DAY_MS - 1000, true);

@@ -40,6 +40,7 @@ import { RowChecksByTrigger1766523600000 } from '../../migrations/1766523600000-
 import { DueIndexOfLimitedRuns1766530800000 } from '../../migrations/1766530800000-DueIndexOfLimitedRuns.js';
 import { CreatedSeqOnTheRow1766538000000 } from '../../migrations/1766538000000-CreatedSeqOnTheRow.js';
 import { EndsByBlockRange1766545200000 } from '../../migrations/1766545200000-EndsByBlockRange.js';
+import { FailedRunsByEnd1766552400000 } from '../../migrations/1766552400000-FailedRunsByEnd.js';
 
 export const MIGRATIONS = [
   InitialSchema1764460800000,
@@ -83,6 +84,7 @@ export const MIGRATIONS = [
   DueIndexOfLimitedRuns1766530800000,
   CreatedSeqOnTheRow1766538000000,
   EndsByBlockRange1766545200000,
+  FailedRunsByEnd1766552400000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

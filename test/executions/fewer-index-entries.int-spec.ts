@@ -11,7 +11,8 @@ const T0 = new Date('2026-12-01T03:00:05.000Z');
 /**
  * What a run writes into indexes, read from the WAL by index: a run that succeeds enters neither
  * index of starts (its start is read beside its end), nor the index by status (which keeps the
- * runs that did not succeed). A run whose end comes long after its start, and one that fails, do.
+ * runs that did not succeed), nor that of failed runs by end. A run whose end comes long after its
+ * start, and one that fails, do.
  */
 describe('the index entries of a run', () => {
   let db: TestDatabase;
@@ -61,23 +62,23 @@ describe('the index entries of a run', () => {
     'executions_running_idx',
   ];
   const MOVE = [
-    'executions_finished_idx',
     'executions_finished_seq_idx',
     'executions_history_id_idx',
     'executions_job_newest_idx',
     'executions_newest_idx',
   ];
 
-  it('a run that succeeds: 12 entries, none for its start seq or its status, nor its due, nor its run in the log, nor its worker', async () => {
+  it('a run that succeeds: 11 entries, none for its start seq, status, due, run in the log, worker or end by job', async () => {
     const entries = await indexEntries(() => run());
     expect(entries).toEqual([...QUEUE_AND_START, ...MOVE].sort());
   });
 
-  it('a run that fails enters the index by status too (and its job becomes one with failures)', async () => {
+  it('a run that fails enters the index by status and the index of failed runs too (and its job becomes one with failures)', async () => {
     expect(await indexEntries(() => run('FAILED'))).toEqual(
       [
         ...QUEUE_AND_START,
         ...MOVE,
+        'executions_failed_idx',
         'executions_status_newest_idx',
         'job_outcomes_failing_idx',
         'job_outcomes_pkey',

@@ -144,7 +144,7 @@ describe('the API of the dashboard insights', () => {
   });
 
   describe('GET /jobs/recent-runs', () => {
-    it('answers the last runs that ended of each job, newest first, with durations and the success rate', async () => {
+    it('answers the newest runs that ended of each job, newest first, with durations and the success rate', async () => {
       const a = await nextJob();
       const b = await nextJob();
       const quiet = await nextJob();
@@ -178,6 +178,29 @@ describe('the API of the dashboard insights', () => {
         { jobId: b.id, runs: [expect.objectContaining({ id: ofB.id, durationMs: 4000 })], successRate: 1 },
         { jobId: quiet.id, runs: [], successRate: null },
       ]);
+    });
+
+    it('orders runs that overlapped by their creation, as the list of runs does, not by their end', async () => {
+      const job = await nextJob({ concurrencyPolicy: 'ALLOW' });
+      const queue = async () => (await api().post(`/jobs/${job.id}/executions`).expect(201)).body as Execution;
+      const long = await queue();
+      clock.advance(1);
+      const short = await queue();
+      await act(long.id, 'start');
+      await act(short.id, 'start');
+      clock.advance(100);
+      await act(short.id, 'succeed', { exitCode: 0 });
+      clock.advance(100);
+      await act(long.id, 'succeed', { exitCode: 0 });
+
+      const res = await api().get(`/jobs/recent-runs?ids=${job.id}`).expect(200);
+      const runs = (res.body as Schema<'RecentRunsResponse'>).items[0]?.runs;
+      expect(runs?.map((r) => [r.id, r.durationMs])).toEqual([
+        [short.id, 100],
+        [long.id, 200],
+      ]);
+      const list = await api().get(`/executions?jobId=${job.id}`).expect(200);
+      expect((list.body as { items: Execution[] }).items.map((e) => e.id)).toEqual([short.id, long.id]);
     });
 
     it('stops at count runs per job, and takes the ids repeated too', async () => {

@@ -13,8 +13,9 @@ export abstract class ExecutionRetentionRepository {
    */
   abstract pruneBatch(olderThan: Date, keepPerJob: number, batchSize: number, createdBefore: Date): Promise<number>;
   /**
-   * The finish time of the oldest finished execution that `pruneBatch(olderThan, keepPerJob, …, createdBefore)`
-   * would delete, locked or not; null when there is none. What a pass left behind.
+   * Of the finished executions that `pruneBatch(olderThan, keepPerJob, …, createdBefore)` would
+   * delete, locked or not, each job's first created one: the earliest finish among them; null
+   * when there is none. What a pass left behind.
    */
   abstract oldestOverdue(olderThan: Date, keepPerJob: number, createdBefore: Date): Promise<Date | null>;
   /** The creation time of the oldest finished execution stored: the oldest run the history still holds. */

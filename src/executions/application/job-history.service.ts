@@ -48,7 +48,7 @@ export class JobHistoryService extends JobRunHistory {
     };
   }
 
-  /** The last `count` runs that ended of each job, in the order asked. */
+  /** The newest `count` runs that ended of each job (by creation), in the order asked. */
   async recentRuns(jobIds: readonly string[], count: number): Promise<JobRecentRuns[]> {
     const unique = [...new Set(jobIds)];
     const runs = await this.history.recentRuns(unique, count);

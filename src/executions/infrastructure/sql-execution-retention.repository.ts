@@ -37,7 +37,7 @@ const prunable = (day: string) => `e.job_id = j.id
  * executions_job_newest_idx; a job with no more than keepPerJob executions yields no row and so
  * nothing to delete. The victims are that job's executions that finished before `olderThan` and
  * are not newer than `newest_pruned` in the (created_at, id) order the API lists them in, found
- * through executions_finished_idx or executions_job_newest_idx; the DELETE then finds them by
+ * through executions_job_newest_idx; the DELETE then finds them by
  * primary key. Every step is per job and by index: no scan of the whole table, whatever its size.
  *
  * The status test appears twice: in the SELECT, so QUEUED and RUNNING rows are never even
@@ -66,8 +66,9 @@ const PRUNE_BATCH = `
   RETURNING id`;
 
 /**
- * What PRUNE_BATCH would delete, locked rows too, read per job as it reads it: the oldest finish
- * of each job's prunable executions is the first entry of executions_finished_idx that passes.
+ * What PRUNE_BATCH would delete, locked rows too, read per job as it reads it: each job's first
+ * created prunable execution is the first entry of executions_job_newest_idx that passes, read
+ * from the oldest end; the earliest finish among them is answered.
  */
 export const OLDEST_OVERDUE = `
   SELECT min(overdue.finished_at) AS "finishedAt"
@@ -77,7 +78,7 @@ export const OLDEST_OVERDUE = `
          SELECT e.finished_at
            FROM executions e
           WHERE ${prunable('$3')}
-          ORDER BY e.finished_at
+          ORDER BY e.created_at, e.id
           LIMIT 1
    ) AS overdue`;
 

@@ -74,7 +74,8 @@ const CREATION_EVENTS = `('execution.queued', 'execution.running', 'execution.su
  * The ids of the day's runs that retention keeps. For each job that has runs in the day (one probe
  * of the day's job index per job): its newest runs the job's newer runs leave room for, among the
  * newest `$2` (counted from the newer days and the waiting or running runs, at most `$2` entries
- * read), and its runs that finished at or after `$3`.
+ * read). And the day's runs that finished at or after `$3`, by the day's block range index of ends
+ * (a run enters its day as it ends, so those lie in the day's last pages).
  */
 const KEPT_IDS = (day: string) => `
   SELECT kept.id
@@ -84,11 +85,11 @@ const KEPT_IDS = (day: string) => `
            FROM (SELECT 1 FROM executions k WHERE k.job_id = j.id AND k.created_at >= $1 LIMIT $2) AS n
    ) AS c
    CROSS JOIN LATERAL (
-         (SELECT d.id FROM ${day} d WHERE d.job_id = j.id ORDER BY d.created_at DESC, d.id DESC LIMIT greatest($2 - c.newer, 0))
-         UNION
-         (SELECT d.id FROM ${day} d WHERE d.job_id = j.id AND d.finished_at >= $3)
+         SELECT d.id FROM ${day} d WHERE d.job_id = j.id ORDER BY d.created_at DESC, d.id DESC LIMIT greatest($2 - c.newer, 0)
    ) AS kept
-   WHERE EXISTS (SELECT 1 FROM ${day} x WHERE x.job_id = j.id)`;
+   WHERE EXISTS (SELECT 1 FROM ${day} x WHERE x.job_id = j.id)
+  UNION
+  SELECT d.id FROM ${day} d WHERE d.finished_at >= $3`;
 
 @Injectable()
 export class SqlHistoryDays extends HistoryDays {

@@ -6,7 +6,7 @@ import { FailingJob, JobExecutionStats, JobHistory } from '../application/job-hi
 /**
  * job_outcomes counts failed attempts in a row; a run that retried holds several of them. So
  * among the jobs with the most ($2), the newest failed attempts of the streak (at most $3, by
- * executions_finished_idx) are read, and those that earned no retry (executions_retry_of_idx)
+ * executions_failed_idx, which holds each job's failed runs by end) are read, and those that earned no retry (executions_retry_of_idx)
  * are the runs that failed: an attempt whose retry is queued, runs or was cancelled ended no
  * failed run. A job with at least $1 such runs is listed, most first.
  */
@@ -35,7 +35,7 @@ const FAILING_RUNS_OF_TEAMS = failingRuns(` AND job_id IN (SELECT id FROM jobs W
 /**
  * job_outcomes_failing_idx holds the jobs with failed attempts since their last success; as in
  * FAILING_RUNS, an attempt that earned a retry ended no failed run. So a job fails when one of
- * those attempts has no retry: the newest failed attempts are read (executions_finished_idx)
+ * those attempts has no retry: the newest failed attempts are read (executions_failed_idx)
  * until one is found, most often the first, and a job whose only failed attempts wait for, run
  * or cancelled their retry is not failing: its last run that succeeded or failed succeeded.
  */
@@ -99,7 +99,11 @@ export class SqlJobHistory extends JobHistory {
     return { counts: row?.counts ?? {}, p50Ms: row?.p50 ?? null, p95Ms: row?.p95 ?? null };
   }
 
-  /** `count` index reads per job (executions_finished_idx), however many executions each has. */
+  /**
+   * Each job's `count` newest runs that ended, by creation as its list of runs shows them: `count`
+   * entries of executions_job_newest_idx per job (the history alone: a run that waits or runs has
+   * not ended), however many executions each has.
+   */
   async recentRuns(jobIds: readonly string[], count: number): Promise<Map<string, RecentRun[]>> {
     const runs = new Map<string, RecentRun[]>(jobIds.map((id) => [id, []]));
     if (jobIds.length === 0) return runs;
@@ -115,13 +119,13 @@ export class SqlJobHistory extends JobHistory {
               extract(epoch FROM run.finished_at - run.started_at)::float8 * 1000 AS ms
          FROM unnest($1::uuid[]) AS job (id)
          CROSS JOIN LATERAL (
-           SELECT e.id, e.status, e.started_at, e.finished_at
+           SELECT e.id, e.status, e.started_at, e.finished_at, e.created_at
              FROM executions e
-            WHERE e.job_id = job.id AND e.finished_at IS NOT NULL
-            ORDER BY e.finished_at DESC
+            WHERE e.job_id = job.id AND e.status IN ('SUCCEEDED', 'FAILED', 'CANCELLED') AND e.finished_at IS NOT NULL
+            ORDER BY e.created_at DESC, e.id DESC
             LIMIT $2
          ) AS run
-        ORDER BY job.id, run.finished_at DESC`,
+        ORDER BY job.id, run.created_at DESC, run.id DESC`,
       [jobIds, count],
     );
     for (const row of rows) {

@@ -46,7 +46,7 @@ export abstract class JobRunHistory {
   abstract lastExecutions(jobIds: readonly string[]): Promise<Map<string, LastExecution>>;
   /** The runs of the job created in the last `hours` hours; a NotFoundError for an unknown job. */
   abstract stats(jobId: string, hours: number): Promise<JobStats>;
-  /** The last `count` runs that ended of each job, in the order asked, each job once. */
+  /** The newest `count` runs that ended of each job (by creation), in the order asked, each job once. */
   abstract recentRuns(jobIds: readonly string[], count: number): Promise<JobRecentRuns[]>;
   /** The jobs whose last run that succeeded or failed failed. */
   abstract failingJobIds(): Promise<string[]>;

@@ -81,8 +81,9 @@ export class JobsController {
   @ApiOperation({
     summary: 'The last runs that ended of some jobs, with their durations and success rate',
     description:
-      'For each job named (a page of the list, or one job for a chart): its last `count` runs that ended, ' +
-      'newest first, and the share of them that succeeded. Ids of unknown jobs answer no runs.',
+      'For each job named (a page of the list, or one job for a chart): its newest `count` runs that ended, ' +
+      'newest first by creation (as its list of runs shows them), and the share of them that succeeded. ' +
+      'Ids of unknown jobs answer no runs.',
   })
   @ApiOkResponse({ type: RecentRunsResponse })
   @ApiErrors(400)

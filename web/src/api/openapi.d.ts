@@ -438,7 +438,7 @@ export interface paths {
         };
         /**
          * The last runs that ended of some jobs, with their durations and success rate
-         * @description For each job named (a page of the list, or one job for a chart): its last `count` runs that ended, newest first, and the share of them that succeeded. Ids of unknown jobs answer no runs.
+         * @description For each job named (a page of the list, or one job for a chart): its newest `count` runs that ended, newest first by creation (as its list of runs shows them), and the share of them that succeeded. Ids of unknown jobs answer no runs.
          */
         get: operations["JobsController_recentRuns"];
         put?: never;
@@ -1924,7 +1924,7 @@ export interface components {
              * @example 0b7d4c1e-3f4a-4f43-9a53-6a1f2f1f5a10
              */
             jobId: string;
-            /** @description The last runs that ended, newest first */
+            /** @description The newest runs that ended, newest first by creation */
             runs: components["schemas"]["RecentRunResponse"][];
             /**
              * @description Of these runs, the share that succeeded among those that succeeded or failed (0 to 1); null without any

@@ -33,7 +33,7 @@ export class RecentRunResponse {
 export class JobRecentRunsResponse {
   @ApiProperty({ format: 'uuid', example: '0b7d4c1e-3f4a-4f43-9a53-6a1f2f1f5a10' })
   jobId!: string;
-  @ApiProperty({ type: [RecentRunResponse], description: 'The last runs that ended, newest first' })
+  @ApiProperty({ type: [RecentRunResponse], description: 'The newest runs that ended, newest first by creation' })
   runs!: RecentRunResponse[];
   @ApiProperty({
     type: Number,
