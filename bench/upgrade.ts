@@ -3,7 +3,7 @@
  * history's days (HistoryByDay, EventsAndOutputByDay), then the history's indexes made anew
  * (FewerIndexEntries), the row checks by trigger, and the queue's index of dues and the log's
  * index by run made anew (DueIndexOfLimitedRuns, CreatedSeqOnTheRow), and the history's block range index of ends
- * (EndsByBlockRange), of an installation that keeps
+ * and the index of failed runs by end (EndsByBlockRange, FailedRunsByEnd), of an installation that keeps
  * `BENCH_UPGRADE_ROWS` finished runs (each with its queued event, one in ten with output) and a few
  * thousand queued and running ones: how long each step holds the tables, per million runs kept. In a database of its own on the
  * bench's PostgreSQL, migrated to the schema before it, the history seeded by SQL.
@@ -22,7 +22,7 @@ const LATER_STEPS = [
   ['FewerIndexEntries1766516400000'],
   ['RowChecksByTrigger1766523600000'],
   ['DueIndexOfLimitedRuns1766530800000', 'CreatedSeqOnTheRow1766538000000'],
-  ['EndsByBlockRange1766545200000'],
+  ['EndsByBlockRange1766545200000', 'FailedRunsByEnd1766552400000'],
 ] as const;
 
 async function migrated(url: string, until: number): Promise<void> {
