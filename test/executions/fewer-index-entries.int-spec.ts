@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { START_TO_END_SEQS } from '../../src/events/infrastructure/sql-event-log.js';
+import { SqlHistoryDays } from '../../src/executions/infrastructure/sql-history-days.js';
+import { Database } from '../../src/shared/infrastructure/database.js';
 import { closeMigratable, migratableDatabase, undoFrom } from '../support/migrations.js';
 import { runBySql, walSpanOf } from '../support/runs-by-sql.js';
 import { insertJob, TestDatabase } from '../support/test-database.js';
@@ -108,6 +110,35 @@ describe('the index entries of a run', () => {
     expect(await indexEntries(() => run('SUCCEEDED', others))).toEqual(
       [...QUEUE_AND_START, ...MOVE, 'executions_started_seq_idx'].sort(),
     );
+  });
+
+  it('a run that ends in a day, made ahead by the migrations or by Orbit, writes nothing to the block range index of ends', async () => {
+    const brinRecords = async (at: Date) => {
+      const later = runBySql(() => db, at);
+      const { from, to } = await walSpanOf(db, async () => {
+        const id = await later.queue(jobId);
+        await later.start(id);
+        await later.finish(id);
+      });
+      const { rows } = await db.sql(
+        `SELECT count(*)::int AS n FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn) r
+          WHERE r.resource_manager = 'BRIN'
+            AND r.block_ref ~ ('rel \\d+/' || (SELECT oid FROM pg_database WHERE datname = current_database()) || '/')`,
+        [from, to],
+      );
+      return rows[0].n as number;
+    };
+    const ahead = new Date(Date.UTC(2031, 5, 1));
+    await new SqlHistoryDays(new Database(source)).make([
+      { start: ahead, end: new Date(ahead.getTime() + 24 * 3600_000) },
+    ]);
+    expect(await brinRecords(new Date())).toBe(0);
+    expect(await brinRecords(new Date(ahead.getTime() + 3600_000))).toBe(0);
+    const { rows } = await db.sql(
+      `SELECT tableoid::regclass::text AS day FROM executions WHERE job_id = $1 AND status = 'SUCCEEDED' ORDER BY created_at DESC LIMIT 1`,
+      [jobId],
+    );
+    expect(rows).toEqual([{ day: 'executions_h_20310601' }]);
   });
 
   it('goes back to the indexes of before and forward again, the stream unchanged each way', async () => {

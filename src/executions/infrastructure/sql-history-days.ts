@@ -67,6 +67,16 @@ const LEAVES = `
     FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
    WHERE i.inhparent = $1::regclass AND pg_get_expr(c.relpartbound, c.oid) <> 'DEFAULT'`;
 
+/**
+ * The last range of pages of each block range index of the table $1 left unsummarized: the index's
+ * build summarized it (empty, for a day made ahead), and a summarized range takes a write for every
+ * row appended to it that widens its summary. Autovacuum summarizes it once the table grows past it.
+ */
+export const OPEN_LAST_RANGES = `
+  SELECT brin_desummarize_range(x.indexrelid, greatest(pg_relation_size(x.indrelid) / current_setting('block_size')::int - 1, 0))
+    FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_am am ON am.oid = i.relam
+   WHERE x.indrelid = $1::regclass AND am.amname = 'brin'`;
+
 /** Event types that tell of a run's creation: in the day of its run. Any other event of a run (a notice) may not be. */
 const CREATION_EVENTS = `('execution.queued', 'execution.running', 'execution.succeeded', 'execution.failed', 'execution.cancelled')`;
 
@@ -183,6 +193,7 @@ export class SqlHistoryDays extends HistoryDays {
     await this.db.rows(`CREATE TABLE ${leaf} (LIKE ${table.parent} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
     await this.moveApartRows(table, leaf, day.start, day.end);
     await this.db.rows(`ALTER TABLE ${table.parent} ATTACH PARTITION ${leaf} FOR VALUES ${bounds(day)}`);
+    await this.db.rows(OPEN_LAST_RANGES, [leaf]);
   }
 
   /** Moves the rows stored apart (in the DEFAULT partition) from `from` to `to` into `leaf`, not attached. */
