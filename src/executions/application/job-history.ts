@@ -27,7 +27,10 @@ export abstract class JobHistory {
   abstract lastExecutions(jobIds: readonly string[]): Promise<Map<string, LastExecution>>;
   /** Counts and duration percentiles of the job's executions created at or after `since`. */
   abstract executionStats(jobId: string, since: Date): Promise<JobExecutionStats>;
-  /** The newest `count` runs that ended of each of the jobs, by creation (as their lists show them), newest first, in one query. */
+  /**
+   * The newest `count` runs that ended of each of the jobs, by creation (as their lists show
+   * them), newest first, in one query.
+   */
   abstract recentRuns(jobIds: readonly string[], count: number): Promise<Map<string, RecentRun[]>>;
   /** The jobs whose last run that succeeded or failed failed (of every job that ever ran: deleted ones too). */
   abstract failingJobIds(): Promise<string[]>;

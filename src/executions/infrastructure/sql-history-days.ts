@@ -72,7 +72,7 @@ const LEAVES = `
  * build summarized it (empty, for a day made ahead), and a summarized range takes a write for every
  * row appended to it that widens its summary. Autovacuum summarizes it once the table grows past it.
  */
-export const OPEN_LAST_RANGES = `
+const OPEN_LAST_RANGES = `
   SELECT brin_desummarize_range(x.indexrelid, greatest(pg_relation_size(x.indrelid) / current_setting('block_size')::int - 1, 0))
     FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_am am ON am.oid = i.relam
    WHERE x.indrelid = $1::regclass AND am.amname = 'brin'`;

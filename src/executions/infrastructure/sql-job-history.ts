@@ -6,9 +6,10 @@ import { FailingJob, JobExecutionStats, JobHistory } from '../application/job-hi
 /**
  * job_outcomes counts failed attempts in a row; a run that retried holds several of them. So
  * among the jobs with the most ($2), the newest failed attempts of the streak (at most $3, by
- * executions_failed_idx, which holds each job's failed runs by end) are read, and those that earned no retry (executions_retry_of_idx)
- * are the runs that failed: an attempt whose retry is queued, runs or was cancelled ended no
- * failed run. A job with at least $1 such runs is listed, most first.
+ * executions_failed_idx, which holds each job's failed runs by end) are read, and those that
+ * earned no retry (executions_retry_of_idx) are the runs that failed: an attempt whose retry is
+ * queued, runs or was cancelled ended no failed run. A job with at least $1 such runs is listed,
+ * most first.
  */
 const failingRuns = (
   ofTeams = '',

@@ -24,9 +24,9 @@ const FINAL = [ExecutionStatus.SUCCEEDED, ExecutionStatus.FAILED, ExecutionStatu
  * The runs that waited or ran in the window: every run that waits or runs now (the small active
  * partition), and the finished ones that ended in it, by executions_ended_idx (a block range index
  * of ends: a day of the history holds its runs in about the order they ended, so the window's
- * pages are read, and the ranges not summarized yet). A run waits from when
- * it is both created and due until it starts, or ends unstarted (cancelled while queued); it runs
- * from its start to its end. A change before the window counts in its first bucket; one after `now`
+ * pages are read, and the ranges not summarized yet). A run waits from when it is both created and
+ * due until it starts, or ends unstarted (cancelled while queued); it runs from its start to its
+ * end. A change before the window counts in its first bucket; one after `now`
  * ($2) has not happened yet.
  */
 const levelChanges = (ofTeams = '') => `WITH lives AS (

@@ -11,7 +11,7 @@ const PER_JOB = 20;
 const BAR = { width: 4, gap: 1, height: 18 } as const;
 const SPARK = { width: 64, height: 18, dot: 1.5 } as const;
 
-/** The last runs that ended of each of these jobs, read again when one of them has news. */
+/** The newest runs that ended of each of these jobs, read again when one of them has news. */
 export function useRecentRuns(jobIds: readonly string[], count = PER_JOB) {
   const ids = [...jobIds];
   return useLive(
