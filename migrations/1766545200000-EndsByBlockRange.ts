@@ -25,8 +25,9 @@ async function partOn(db: QueryRunner, parent: string, table: string): Promise<s
  * range not yet summarized and writes nothing to the index. `autosummarize` asks autovacuum to
  * summarize a range once the table grows past it, so the ranges a reader always reads (those not
  * summarized) stay a few. The build summarizes every range, the last one too (empty, on a day made
- * ahead), so each part's last range is left unsummarized after it, as Orbit leaves a day it makes. Built on every day and on the history from before the days (about a
- * tenth of a second per million runs); nothing else is read or written.
+ * ahead), so each part's last range is left unsummarized after it, as Orbit leaves a day it makes.
+ * Built on every day and on the history from before the days (about a tenth of a second per
+ * million runs); nothing else is read or written.
  */
 export class EndsByBlockRange1766545200000 implements MigrationInterface {
   name = 'EndsByBlockRange1766545200000';
