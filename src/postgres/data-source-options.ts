@@ -41,6 +41,7 @@ import { DueIndexOfLimitedRuns1766530800000 } from '../../migrations/17665308000
 import { CreatedSeqOnTheRow1766538000000 } from '../../migrations/1766538000000-CreatedSeqOnTheRow.js';
 import { EndsByBlockRange1766545200000 } from '../../migrations/1766545200000-EndsByBlockRange.js';
 import { FailedRunsByEnd1766552400000 } from '../../migrations/1766552400000-FailedRunsByEnd.js';
+import { QueuedRunsByJob1766559600000 } from '../../migrations/1766559600000-QueuedRunsByJob.js';
 
 export const MIGRATIONS = [
   InitialSchema1764460800000,
@@ -85,6 +86,7 @@ export const MIGRATIONS = [
   CreatedSeqOnTheRow1766538000000,
   EndsByBlockRange1766545200000,
   FailedRunsByEnd1766552400000,
+  QueuedRunsByJob1766559600000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

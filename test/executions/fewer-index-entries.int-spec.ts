@@ -13,8 +13,9 @@ const T0 = new Date('2026-12-01T03:00:05.000Z');
 /**
  * What a run writes into indexes, read from the WAL by index: a run that succeeds enters neither
  * index of starts (its start is read beside its end), nor the index by status (which keeps the
- * runs that did not succeed), nor that of failed runs by end. A run whose end comes long after its
- * start, and one that fails, do.
+ * runs that did not succeed), nor that of failed runs by end; as it starts, it enters the primary
+ * key and the leases' index, not the index by job (which keeps the queued runs). A run whose end
+ * comes long after its start, and one that fails, do.
  */
 describe('the index entries of a run', () => {
   let db: TestDatabase;
@@ -56,11 +57,10 @@ describe('the index entries of a run', () => {
 
   const QUEUE_AND_START = [
     'event_log_pkey',
-    'executions_active_job_newest_idx',
-    'executions_active_job_newest_idx',
     'executions_claim_idx',
     'executions_pkey',
     'executions_pkey',
+    'executions_queued_job_newest_idx',
     'executions_running_idx',
   ];
   const MOVE = [
@@ -70,9 +70,45 @@ describe('the index entries of a run', () => {
     'executions_newest_idx',
   ];
 
-  it('a run that succeeds: 11 entries, none for its start seq, status, due, run in the log, worker or end by job', async () => {
+  it('a run that succeeds: 10 entries, none for its start seq, status, due, run in the log, worker or end by job', async () => {
     const entries = await indexEntries(() => run());
     expect(entries).toEqual([...QUEUE_AND_START, ...MOVE].sort());
+  });
+
+  /** The index entries of a running run's lease renewal. */
+  const renewalEntries = async (): Promise<string[]> => {
+    const id = await queue();
+    await start(id);
+    const entries = await indexEntries(() =>
+      db.sql(
+        `UPDATE executions SET lease_expires_at = lease_expires_at + interval '1 min' WHERE id = $1 AND status = 'RUNNING'`,
+        [id],
+      ),
+    );
+    await finish(id);
+    return entries;
+  };
+
+  it("a lease's renewal enters no index: nothing indexed holds the lease, so it is a HOT update", async () => {
+    expect(await renewalEntries()).toEqual([]);
+  });
+
+  it("the queue partition indexed by job as one index again, undone: the start enters it and the leases' index", async () => {
+    await undoFrom(source, 'QueuedRunsByJob1766559600000');
+    try {
+      const entries = await indexEntries(() => run());
+      expect(
+        entries.filter((name) => name.startsWith('executions_active') || name === 'executions_running_idx'),
+      ).toEqual(['executions_active_job_newest_idx', 'executions_active_job_newest_idx', 'executions_running_idx']);
+      expect(await renewalEntries()).toEqual([
+        'executions_active_job_newest_idx',
+        'executions_pkey',
+        'executions_running_idx',
+      ]);
+    } finally {
+      await source.runMigrations({ transaction: 'all' });
+    }
+    expect(await indexEntries(() => run())).toEqual([...QUEUE_AND_START, ...MOVE].sort());
   });
 
   it('a run that fails enters the index by status and the index of failed runs too (and its job becomes one with failures)', async () => {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { encodeCursor, Page, PageRequest } from '../../shared/application/page.js';
 import { Database } from '../../shared/infrastructure/database.js';
 import { ExecutionFilter, ExecutionReadModel } from '../application/execution-read-model.js';
+import { NEWEST_FIRST, runsOfJob } from './runs-of-job.js';
 
 /**
  * Sends each execution's `response_json`: PostgreSQL writes it when a run ends (see the
@@ -63,7 +64,6 @@ export function listStatement(
   const conditions: string[] = [];
   const params: unknown[] = [];
   const param = (value: unknown) => `$${params.push(value)}`;
-  if (filter.jobId) conditions.push(`e.job_id = ${param(filter.jobId)}`);
   if (filter.status) conditions.push(`e.status = ${param(filter.status)}`);
   if (filter.retryOf) conditions.push(`e.retry_of = ${param(filter.retryOf)}`);
   if (filter.idPrefix) {
@@ -79,14 +79,25 @@ export function listStatement(
   // statement costs what a plan made for each call would, so it keeps one instead of planning
   // each call anew (which costs about 0.1 ms per day of the history)
   const limit = Math.floor(page.limit) + 1;
+  /** A page of job `job`'s newest runs at most: each status's part by its own index, then the page of them all. */
+  const newestOfJob = (job: string) => {
+    const where = [`e.job_id = ${job}`, ...conditions].join(' AND ');
+    const parts = runsOfJob(`${EXECUTION_JSON}, e.created_at, e.id`, where, `${NEWEST_FIRST} LIMIT ${limit}`, statuses);
+    return `SELECT e.json, e.created_at, e.id FROM (${parts}) AS e ${NEWEST_FIRST} LIMIT ${limit}`;
+  };
+  const statuses = filter.status ? [filter.status] : undefined;
+  if (filter.jobId) {
+    const job = param(filter.jobId);
+    if (filter.teams)
+      conditions.push(`e.job_id IN (SELECT id FROM jobs WHERE team = ANY (${param(filter.teams)}::text[]))`);
+    return { text: `SELECT e.json FROM (${newestOfJob(job)}) AS e`, params };
+  }
   if (filter.teams && jobByJob) {
-    // a page of each job's newest runs at most, by executions_job_newest_idx, then the page of them all
-    const ofJob = ['e.job_id = j.id', ...conditions].join(' AND ');
-    const text = `SELECT e.json FROM jobs j
-       CROSS JOIN LATERAL (SELECT ${EXECUTION_JSON}, e.created_at, e.id FROM executions e WHERE ${ofJob}
-                            ORDER BY e.created_at DESC, e.id DESC LIMIT ${limit}) AS e
-      WHERE j.team = ANY (${param(filter.teams)}::text[])
-      ORDER BY e.created_at DESC, e.id DESC LIMIT ${limit}`;
+    // a page of each job's newest runs at most, then the page of them all
+    const teams = param(filter.teams);
+    const text = `SELECT e.json FROM jobs j CROSS JOIN LATERAL (${newestOfJob('j.id')}) AS e
+      WHERE j.team = ANY (${teams}::text[])
+      ${NEWEST_FIRST} LIMIT ${limit}`;
     return { text, params };
   }
   // the walk the other filters pick, each row's job looked up among the teams'

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { NEWEST_FIRST, runsOfJob } from './runs-of-job.js';
 import { Database } from '../../shared/infrastructure/database.js';
 import { ExecutionRetentionRepository } from '../application/execution-retention.repository.js';
 import { EXECUTION_STATUSES, isFinal } from '../domain/execution-status.js';
@@ -9,14 +10,13 @@ const FINISHED = `(${EXECUTION_STATUSES.filter(isFinal)
   .join(', ')})`;
 
 /**
- * Job j's (keepPerJob + 1)-th newest execution, from executions_job_newest_idx: none for a job
- * with no more than keepPerJob.
+ * Job j's (keepPerJob + 1)-th newest execution, from each index of its runs: none for a job with
+ * no more than keepPerJob.
  */
 const NEWEST_PRUNED = `
-  SELECT k.created_at, k.id
-    FROM executions k
-   WHERE k.job_id = j.id
-   ORDER BY k.created_at DESC, k.id DESC
+  SELECT e.created_at, e.id
+    FROM (${runsOfJob('e.created_at, e.id', 'e.job_id = j.id', `${NEWEST_FIRST} LIMIT $2 + 1`)}) AS e
+   ${NEWEST_FIRST}
   OFFSET $2
    LIMIT 1`;
 
@@ -33,12 +33,12 @@ const prunable = (day: string) => `e.job_id = j.id
 /**
  * One batch, one statement (so one short transaction of its own unless the caller opened one).
  *
- * For every job, `newest_pruned` is its (keepPerJob + 1)-th newest execution, read from
- * executions_job_newest_idx; a job with no more than keepPerJob executions yields no row and so
- * nothing to delete. The victims are that job's executions that finished before `olderThan` and
- * are not newer than `newest_pruned` in the (created_at, id) order the API lists them in, found
- * through executions_job_newest_idx; the DELETE then finds them by
- * primary key. Every step is per job and by index: no scan of the whole table, whatever its size.
+ * For every job, `newest_pruned` is its (keepPerJob + 1)-th newest execution, read from the
+ * indexes by job of its queued, running and finished runs; a job with no more than keepPerJob
+ * executions yields no row and so nothing to delete. The victims are that job's executions that
+ * finished before `olderThan` and are not newer than `newest_pruned` in the (created_at, id)
+ * order the API lists them in, found through the history's executions_job_newest_idx; the DELETE
+ * then finds them by primary key. Every step is per job and by index: no scan of the whole table, whatever its size.
  *
  * The status test appears twice: in the SELECT, so QUEUED and RUNNING rows are never even
  * locked, and in the DELETE, as a last guard (their finished_at is NULL besides). SKIP LOCKED:

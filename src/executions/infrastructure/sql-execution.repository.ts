@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { earliestDue, LANE, LIMITED } from './claim-lanes.js';
+import { runsOfJob } from './runs-of-job.js';
 import { StaleWriteError } from '../../shared/domain/domain-errors.js';
 import { Database } from '../../shared/infrastructure/database.js';
 import {
@@ -68,10 +69,7 @@ export class SqlExecutionRepository extends ExecutionRepository {
   }
 
   async findActiveByJob(jobId: string): Promise<Execution[]> {
-    const rows = await this.db.rows<ExecutionProps>(this.db.inTransaction() ? ACTIVE_LOCKED : ACTIVE, [
-      jobId,
-      TRANSITIONS.cancel.from,
-    ]);
+    const rows = await this.db.rows<ExecutionProps>(this.db.inTransaction() ? ACTIVE_LOCKED : ACTIVE, [jobId]);
     return rows.map((row) => Execution.restore(row));
   }
 
@@ -296,8 +294,16 @@ const MARK_WAITING = `
    WHERE e.id = r.id AND e.status = 'QUEUED' AND e.waiting_for IS DISTINCT FROM r.reason
   RETURNING e.id`;
 
-const ACTIVE = `SELECT ${SELECTED} FROM executions WHERE job_id = $1 AND status = ANY($2::text[])`;
-const ACTIVE_LOCKED = `${ACTIVE} FOR UPDATE`;
+/** A job's runs that may still be cancelled: each status's part read by its own index. */
+const ACTIVE = runsOfJob(SELECTED, 'job_id = $1', '', TRANSITIONS.cancel.from);
+/**
+ * The same, locked by one scan whose condition names both statuses: a run that starts while the
+ * lock waits is locked as it is then (a part's own status would no longer hold, and the run be missed).
+ */
+const ACTIVE_LOCKED = `SELECT ${SELECTED} FROM executions
+  WHERE id IN (SELECT id FROM (${runsOfJob('id', 'job_id = $1', '', TRANSITIONS.cancel.from)}) AS a)
+    AND status IN (${TRANSITIONS.cancel.from.map((status) => `'${status}'`).join(', ')})
+  FOR UPDATE`;
 
 /** RUNNING executions matching `condition` (on $1, the instant), at most $2, locked, skipping rows others hold. */
 const lockingRunning = (condition: string) =>

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { runsOfJob } from './runs-of-job.js';
 import { Database } from '../../shared/infrastructure/database.js';
 import { DroppedDay, HistoryDays } from '../application/history-days.js';
 import { HistoryDay } from '../domain/history-day.js';
@@ -92,7 +93,7 @@ const KEPT_IDS = (day: string) => `
     FROM jobs j
    CROSS JOIN LATERAL (
          SELECT count(*)::int AS newer
-           FROM (SELECT 1 FROM executions k WHERE k.job_id = j.id AND k.created_at >= $1 LIMIT $2) AS n
+           FROM (${runsOfJob('1', 'e.job_id = j.id AND e.created_at >= $1', 'LIMIT $2')} LIMIT $2) AS n
    ) AS c
    CROSS JOIN LATERAL (
          SELECT d.id FROM ${day} d WHERE d.job_id = j.id ORDER BY d.created_at DESC, d.id DESC LIMIT greatest($2 - c.newer, 0)

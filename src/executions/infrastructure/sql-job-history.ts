@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { NEWEST_FIRST, runsOfJob } from './runs-of-job.js';
 import { Database } from '../../shared/infrastructure/database.js';
 import type { LastExecution, RecentRun } from '../../jobs/application/job-runs.js';
 import { FailingJob, JobExecutionStats, JobHistory } from '../application/job-history.js';
@@ -57,7 +58,7 @@ export class SqlJobHistory extends JobHistory {
     super();
   }
 
-  /** One index probe per job (executions_job_newest_idx), however many executions each has. */
+  /** One index probe per job and place of its runs, however many executions each has. */
   async lastExecutions(jobIds: readonly string[]): Promise<Map<string, LastExecution>> {
     if (jobIds.length === 0) return new Map();
     const rows = await this.db.rows<{ job_id: string; id: string; status: string; finished_at: Date | null }>(
@@ -65,9 +66,8 @@ export class SqlJobHistory extends JobHistory {
          FROM unnest($1::uuid[]) AS job (id)
          CROSS JOIN LATERAL (
            SELECT e.id, e.status, e.finished_at
-             FROM executions e
-            WHERE e.job_id = job.id
-            ORDER BY e.created_at DESC, e.id DESC
+             FROM (${runsOfJob('e.id, e.status, e.finished_at, e.created_at', 'e.job_id = job.id', `${NEWEST_FIRST} LIMIT 1`)}) AS e
+            ${NEWEST_FIRST}
             LIMIT 1
          ) AS last`,
       [jobIds],
@@ -83,9 +83,7 @@ export class SqlJobHistory extends JobHistory {
   async executionStats(jobId: string, since: Date): Promise<JobExecutionStats> {
     const [row] = await this.db.rows<{ counts: Record<string, number>; p50: number | null; p95: number | null }>(
       `WITH windowed AS (
-         SELECT status, started_at, finished_at
-           FROM executions
-          WHERE job_id = $1 AND created_at >= $2
+         ${runsOfJob('e.status, e.started_at, e.finished_at', 'e.job_id = $1 AND e.created_at >= $2')}
        ), durations AS (
          SELECT extract(epoch FROM finished_at - started_at)::float8 * 1000 AS ms
            FROM windowed

@@ -1,11 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../../shared/infrastructure/database.js';
 import { ReplacingRuns } from '../application/cancellations.js';
+import { NEWEST_FIRST, runsOfJob } from './runs-of-job.js';
 
-/** One range of executions_job_newest_idx. */
-const SCHEDULED_BETWEEN = `SELECT id FROM executions
-  WHERE job_id = $1 AND created_at BETWEEN $3 AND $4 AND id <> $2 AND trigger = 'SCHEDULE'
-  ORDER BY created_at DESC, id DESC LIMIT 1`;
+/** One range of each index of the job's runs. */
+const SCHEDULED_BETWEEN = `SELECT e.id FROM (${runsOfJob(
+  'e.id, e.created_at',
+  `e.job_id = $1 AND e.created_at BETWEEN $3 AND $4 AND e.id <> $2 AND e.trigger = 'SCHEDULE'`,
+  `${NEWEST_FIRST} LIMIT 1`,
+)}) AS e ${NEWEST_FIRST} LIMIT 1`;
 
 @Injectable()
 export class SqlReplacingRuns extends ReplacingRuns {

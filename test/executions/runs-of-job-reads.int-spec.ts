@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { SqlExecutionReadModel } from '../../src/executions/infrastructure/sql-execution-read-model.js';
+import { SqlExecutionRepository } from '../../src/executions/infrastructure/sql-execution.repository.js';
+import { SqlJobHistory } from '../../src/executions/infrastructure/sql-job-history.js';
+import { SqlReplacingRuns } from '../../src/executions/infrastructure/sql-replacing-runs.js';
+import { Database } from '../../src/shared/infrastructure/database.js';
+import { closeMigratable, migratableDatabase } from '../support/migrations.js';
+import { runBySql } from '../support/runs-by-sql.js';
+import { insertJob, TestDatabase } from '../support/test-database.js';
+
+const T0 = new Date('2026-12-01T03:00:05.000Z');
+/** Another job's runs waiting in the queue, and running. */
+const BACKLOG = 20_000;
+const OTHERS_RUNNING = 200;
+/** The job's own: queued, running, and finished runs. */
+const MINE = { queued: 4, running: 2, finished: 10 };
+
+type Node = { 'Shared Hit Blocks': number; 'Shared Read Blocks': number };
+
+/**
+ * A Database that explains each statement after it sends it (the first run reads what it calls
+ * into the session's caches), keeping the buffers each touched. One connection: both runs share it.
+ */
+class ExplainingDatabase extends Database {
+  readonly buffers: number[] = [];
+
+  override async rows<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+    const rows = await super.rows<T>(sql, params);
+    const [explained] = await super.rows<{ 'QUERY PLAN': [{ Plan: Node }] }>(
+      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`,
+      params,
+    );
+    const plan = explained!['QUERY PLAN'][0].Plan;
+    this.buffers.push(plan['Shared Hit Blocks'] + plan['Shared Read Blocks']);
+    return rows;
+  }
+}
+
+/**
+ * The queue partition holds its queued runs and its running ones in an index by job each, so a
+ * read of a job's runs names each status's part: none reads the queue whole, however many runs
+ * of other jobs wait in it. Counted in buffers, which no machine's speed changes.
+ */
+describe("a job's runs, read by index behind another job's backlog", () => {
+  let db: TestDatabase;
+  let source: DataSource;
+  let explaining: ExplainingDatabase;
+  const jobId = randomUUID();
+  const newestFirst: string[] = [];
+
+  beforeAll(async () => {
+    ({ db, source } = await migratableDatabase());
+    explaining = new ExplainingDatabase(source);
+    await insertJob(db, { id: jobId, name: 'mine' });
+    const other = await insertJob(db, { id: randomUUID(), name: 'backlog' });
+    await db.sql(
+      `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger, due_at, created_at)
+       SELECT gen_random_uuid(), $1, 'true', 0, 60, 'QUEUED', 1, 'MANUAL', $3, $3 FROM generate_series(1, $2)`,
+      [other, BACKLOG, T0],
+    );
+    await db.sql(
+      `UPDATE executions SET status = 'RUNNING', started_at = $2, worker_id = 'w2', lease_expires_at = $2::timestamptz + interval '1 min'
+        WHERE id IN (SELECT id FROM executions WHERE job_id = $1 AND status = 'QUEUED' LIMIT $3)`,
+      [other, T0, OTHERS_RUNNING],
+    );
+    const runs = (order: number) => runBySql(() => db, new Date(T0.getTime() + order * 60_000));
+    let order = 0;
+    for (let i = 0; i < MINE.finished; i++) {
+      const { queue, start, finish } = runs(order++);
+      const id = await queue(jobId);
+      await start(id);
+      await finish(id);
+      newestFirst.unshift(id);
+    }
+    for (let i = 0; i < MINE.running + MINE.queued; i++) {
+      const { queue, start } = runs(order++);
+      const id = await queue(jobId);
+      if (i < MINE.running) await start(id);
+      newestFirst.unshift(id);
+    }
+    await db.sql('VACUUM ANALYZE executions');
+    const { rows } = await db.sql(
+      `SELECT count(*)::int AS days FROM pg_inherits WHERE inhparent = 'executions_history'::regclass`,
+    );
+    few = 30 + 2 * (rows[0] as { days: number }).days;
+  }, 60_000);
+  afterAll(() => closeMigratable(db, source));
+
+  /** What `read` answered, and the most buffers one of its statements touched. */
+  const measured = async <T>(read: () => Promise<T>): Promise<{ answer: T; buffers: number }> => {
+    explaining.buffers.length = 0;
+    const answer = await read();
+    return { answer, buffers: Math.max(...explaining.buffers) };
+  };
+  /**
+   * Far fewer than the queue partition's pages (about 500): a few index pages and the job's rows,
+   * and a page or two of each day of the history's index by job.
+   */
+  let few: number;
+
+  it('the queue is bigger than a read may touch', async () => {
+    const { rows } = await db.sql(`SELECT relpages FROM pg_class WHERE relname = 'executions_active'`);
+    expect(rows[0].relpages).toBeGreaterThan(3 * few);
+  });
+
+  it('the list of its runs: every status, newest first', async () => {
+    const reads = new SqlExecutionReadModel(explaining);
+    const { answer, buffers } = await measured(() => reads.listJson({ jobId }, { limit: 50 }));
+    expect(answer.items.map((json) => (JSON.parse(json) as { id: string }).id)).toEqual(newestFirst);
+    expect(buffers).toBeLessThan(few);
+    const running = await measured(() => reads.listJson({ jobId, status: 'RUNNING' as never }, { limit: 50 }));
+    expect(running.answer.items).toHaveLength(MINE.running);
+    expect(running.buffers).toBeLessThan(few);
+  });
+
+  it('its last run, and its counts since an instant', async () => {
+    const history = new SqlJobHistory(explaining);
+    const last = await measured(() => history.lastExecutions([jobId]));
+    expect(last.answer.get(jobId)).toMatchObject({ id: newestFirst[0], status: 'QUEUED' });
+    expect(last.buffers).toBeLessThan(few);
+    const stats = await measured(() => history.executionStats(jobId, T0));
+    expect(stats.answer.counts).toEqual({ QUEUED: MINE.queued, RUNNING: MINE.running, SUCCEEDED: MINE.finished });
+    expect(stats.buffers).toBeLessThan(few);
+  });
+
+  it('its runs that may be cancelled, read and locked', async () => {
+    const executions = new SqlExecutionRepository(explaining);
+    const read = await measured(() => executions.findActiveByJob(jobId));
+    expect(read.answer.map((run) => run.id).sort()).toEqual(newestFirst.slice(0, MINE.queued + MINE.running).sort());
+    expect(read.buffers).toBeLessThan(few);
+    const locked = await measured(() => explaining.run(() => executions.findActiveByJob(jobId)));
+    expect(locked.answer).toHaveLength(MINE.queued + MINE.running);
+    expect(locked.buffers).toBeLessThan(few);
+  });
+
+  it('its scheduled run that a run replaces', async () => {
+    const replacing = new SqlReplacingRuns(explaining);
+    await db.sql(`UPDATE executions SET trigger = 'SCHEDULE', scheduled_for = created_at WHERE id = $1`, [
+      newestFirst[1],
+    ]);
+    const end = new Date(T0.getTime() + 60 * 60_000);
+    const { answer, buffers } = await measured(() => replacing.scheduledBetween(jobId, newestFirst[0]!, T0, end));
+    expect(answer).toBe(newestFirst[1]);
+    expect(buffers).toBeLessThan(few);
+  });
+});
