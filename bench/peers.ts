@@ -16,7 +16,14 @@ import { PgBoss as PgBoss12 } from 'pg-boss-12';
 import type { LauncherKind } from '../src/config/orbit-config.js';
 import { LATENCY_SPACING_MS, LATENCY_WARM_UP_RUNS, LAUNCHER_NAMES } from './burst.js';
 import { combined, CpuSample, describeCpu, perExecution, postgresTree, workerTree } from './cpu.js';
-import { describeIndexEntries, describeWal, walPosition, walSince, WalPerExecution } from './wal.js';
+import {
+  describeIndexEntries,
+  describeRowVersions,
+  describeWal,
+  walPosition,
+  walSince,
+  WalPerExecution,
+} from './wal.js';
 import {
   bareNodeRate,
   Bench,
@@ -428,6 +435,13 @@ function reportDatabaseShare(bench: Bench, title: string, judged: boolean, orbit
     measure: `… Orbit's index entries per run at c${CONCURRENCY}, by index (a day's partition counted under its table's index)`,
     figure: describeIndexEntries(orbit.wal),
     target: 'report: where the index entries are',
+    verdict: 'info',
+  });
+  bench.report.add({
+    scenario: 'peers',
+    measure: `… Orbit's row versions per run at c${CONCURRENCY}, by table (a day's partition counted under its table)`,
+    figure: describeRowVersions(orbit.wal),
+    target: 'report: where the row versions are',
     verdict: 'info',
   });
 }

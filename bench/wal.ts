@@ -19,6 +19,8 @@ export interface WalPerExecution {
   indexEntries: number | null;
   /** Those of the indexes of the connection's database, by index (a partition's by its partitioned index), most first. */
   indexEntriesByIndex: { index: string; entries: number }[] | null;
+  /** The row versions of the connection's database, by table (a partition's by its partitioned table), most first. */
+  rowVersionsByTable: { table: string; versions: number }[] | null;
 }
 
 const ROW_VERSIONS = /^Heap\/(INSERT|UPDATE|HOT_UPDATE)(\+INIT)?$|^Heap2\/MULTI_INSERT(\+INIT)?$/;
@@ -48,6 +50,7 @@ export async function walSince(db: pg.Client, from: string, executions: number):
       rowVersions: null,
       indexEntries: null,
       indexEntriesByIndex: null,
+      rowVersionsByTable: null,
     };
   const sum = (pick: (type: string) => boolean, field: 'count' | 'fpi_size') =>
     per(stats.filter((s) => pick(s.type)).reduce((total, s) => total + Number(s[field]), 0));
@@ -58,23 +61,32 @@ export async function walSince(db: pg.Client, from: string, executions: number):
     rowVersions: sum((type) => ROW_VERSIONS.test(type), 'count'),
     indexEntries: sum((type) => INDEX_ENTRIES.test(type), 'count'),
     indexEntriesByIndex:
-      (await entriesByIndex(db, from, to))?.map(({ index, count }) => ({ index, entries: per(Number(count)) })) ?? null,
+      (await byRelation(db, from, to, 'i', INDEX_ENTRIES))?.map(({ relation, count }) => ({
+        index: relation,
+        entries: per(Number(count)),
+      })) ?? null,
+    rowVersionsByTable:
+      (await byRelation(db, from, to, 'r', ROW_VERSIONS))?.map(({ relation, count }) => ({
+        table: relation,
+        versions: per(Number(count)),
+      })) ?? null,
   };
 }
 
 /**
- * The index entries of the span in the connection's database, counted by index, from pg_walinspect's
- * block references (PostgreSQL 16 and later); null before.
+ * The records of `types` of the span in the connection's database, counted by the index (`kind`
+ * 'i') or table ('r') their first block belongs to, from pg_walinspect's block references
+ * (PostgreSQL 16 and later); null before.
  */
-async function entriesByIndex(db: pg.Client, from: string, to: string) {
-  const read = db.query<{ index: string; count: string }>(
-    `SELECT coalesce(pg_partition_root(c.oid), c.oid)::regclass::text AS index, count(*)::text AS count
+async function byRelation(db: pg.Client, from: string, to: string, kind: 'i' | 'r', types: RegExp) {
+  const read = db.query<{ relation: string; count: string }>(
+    `SELECT coalesce(pg_partition_root(c.oid), c.oid)::regclass::text AS relation, count(*)::text AS count
        FROM pg_get_wal_block_info($1::pg_lsn, $2::pg_lsn) b
-       JOIN pg_class c ON c.relfilenode = b.relfilenode AND c.relkind IN ('i', 'I')
+       JOIN pg_class c ON c.relfilenode = b.relfilenode AND c.relkind = $4
       WHERE b.block_id = 0 AND b.reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())
         AND (b.resource_manager || '/' || b.record_type) ~ $3
       GROUP BY 1 ORDER BY count(*) DESC, 1`,
-    [from, to, INDEX_ENTRIES.source],
+    [from, to, types.source, kind],
   );
   return read.then(({ rows }) => rows).catch(() => null);
 }
@@ -104,6 +116,12 @@ async function recordStats(db: pg.Client, from: string, to: string): Promise<Rec
 export function describeIndexEntries(wal: WalPerExecution): string {
   const shown = (wal.indexEntriesByIndex ?? []).filter(({ entries }) => entries >= 0.05);
   return shown.map(({ index, entries }) => `${index} ${entries.toFixed(1)}`).join(', ') || 'none read';
+}
+
+/** `executions_active 2.00, event_log 1.00, pg_statistic 0.01, …` (per execution; those under 0.005 left out). */
+export function describeRowVersions(wal: WalPerExecution): string {
+  const shown = (wal.rowVersionsByTable ?? []).filter(({ versions }) => versions >= 0.005);
+  return shown.map(({ table, versions }) => `${table} ${versions.toFixed(2)}`).join(', ') || 'none read';
 }
 
 /** `WAL 4.1 KB (FPI 0.2): 0.25 commits, 5.0 row versions, 21.9 index entries` (per execution). */
