@@ -32,5 +32,21 @@ export function runsOfJob(select: string, where: string, tail = '', statuses?: r
     .join(' UNION ALL ');
 }
 
-/** The ORDER BY of a job's runs, newest first, as its list and its index by job have them. */
-export const NEWEST_FIRST = 'ORDER BY e.created_at DESC, e.id DESC';
+/** The ORDER BY of a job's runs, newest first, as its list and its indexes by job have them. */
+const NEWEST_FIRST = 'ORDER BY e.created_at DESC, e.id DESC';
+
+/**
+ * A job's newest runs where `where` holds, `limit` at most after the first `offset`: each part
+ * walks its own index to its reach, and the page is taken of them all. `select` names
+ * `e.created_at` and `e.id`, by which they are ordered.
+ */
+export function newestRunsOfJob(
+  select: string,
+  where: string,
+  limit: string | number,
+  { offset, statuses }: { offset?: string; statuses?: readonly ExecutionStatus[] } = {},
+): string {
+  const reach = offset ? `${limit} + ${offset}` : limit;
+  const parts = runsOfJob(select, where, `${NEWEST_FIRST} LIMIT ${reach}`, statuses);
+  return `SELECT * FROM (${parts}) AS e ${NEWEST_FIRST}${offset ? ` OFFSET ${offset}` : ''} LIMIT ${limit}`;
+}

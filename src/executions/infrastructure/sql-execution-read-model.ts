@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { encodeCursor, Page, PageRequest } from '../../shared/application/page.js';
 import { Database } from '../../shared/infrastructure/database.js';
 import { ExecutionFilter, ExecutionReadModel } from '../application/execution-read-model.js';
-import { NEWEST_FIRST, runsOfJob } from './runs-of-job.js';
+import { newestRunsOfJob } from './runs-of-job.js';
 
 /**
  * Sends each execution's `response_json`: PostgreSQL writes it when a run ends (see the
@@ -79,13 +79,16 @@ export function listStatement(
   // statement costs what a plan made for each call would, so it keeps one instead of planning
   // each call anew (which costs about 0.1 ms per day of the history)
   const limit = Math.floor(page.limit) + 1;
-  /** A page of job `job`'s newest runs at most: each status's part by its own index, then the page of them all. */
-  const newestOfJob = (job: string) => {
-    const where = [`e.job_id = ${job}`, ...conditions].join(' AND ');
-    const parts = runsOfJob(`${EXECUTION_JSON}, e.created_at, e.id`, where, `${NEWEST_FIRST} LIMIT ${limit}`, statuses);
-    return `SELECT e.json, e.created_at, e.id FROM (${parts}) AS e ${NEWEST_FIRST} LIMIT ${limit}`;
-  };
-  const statuses = filter.status ? [filter.status] : undefined;
+  /** A page of job `job`'s newest runs at most, each status's part read by its own index. */
+  const newestOfJob = (job: string) =>
+    newestRunsOfJob(
+      `${EXECUTION_JSON}, e.created_at, e.id`,
+      [`e.job_id = ${job}`, ...conditions].join(' AND '),
+      limit,
+      {
+        statuses: filter.status ? [filter.status] : undefined,
+      },
+    );
   if (filter.jobId) {
     const job = param(filter.jobId);
     if (filter.teams)
@@ -97,7 +100,7 @@ export function listStatement(
     const teams = param(filter.teams);
     const text = `SELECT e.json FROM jobs j CROSS JOIN LATERAL (${newestOfJob('j.id')}) AS e
       WHERE j.team = ANY (${teams}::text[])
-      ${NEWEST_FIRST} LIMIT ${limit}`;
+      ORDER BY e.created_at DESC, e.id DESC LIMIT ${limit}`;
     return { text, params };
   }
   // the walk the other filters pick, each row's job looked up among the teams'

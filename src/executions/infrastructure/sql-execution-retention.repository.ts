@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { NEWEST_FIRST, runsOfJob } from './runs-of-job.js';
+import { newestRunsOfJob } from './runs-of-job.js';
 import { Database } from '../../shared/infrastructure/database.js';
 import { ExecutionRetentionRepository } from '../application/execution-retention.repository.js';
 import { EXECUTION_STATUSES, isFinal } from '../domain/execution-status.js';
@@ -13,12 +13,7 @@ const FINISHED = `(${EXECUTION_STATUSES.filter(isFinal)
  * Job j's (keepPerJob + 1)-th newest execution, from each index of its runs: none for a job with
  * no more than keepPerJob.
  */
-const NEWEST_PRUNED = `
-  SELECT e.created_at, e.id
-    FROM (${runsOfJob('e.created_at, e.id', 'e.job_id = j.id', `${NEWEST_FIRST} LIMIT $2 + 1`)}) AS e
-   ${NEWEST_FIRST}
-  OFFSET $2
-   LIMIT 1`;
+const NEWEST_PRUNED = newestRunsOfJob('e.created_at, e.id', 'e.job_id = j.id', 1, { offset: '$2' });
 
 /**
  * Job j's executions that finished before $1 and are not newer than newest_pruned, created before
@@ -38,7 +33,8 @@ const prunable = (day: string) => `e.job_id = j.id
  * executions yields no row and so nothing to delete. The victims are that job's executions that
  * finished before `olderThan` and are not newer than `newest_pruned` in the (created_at, id)
  * order the API lists them in, found through the history's executions_job_newest_idx; the DELETE
- * then finds them by primary key. Every step is per job and by index: no scan of the whole table, whatever its size.
+ * then finds them by primary key. Every step is per job and by index: no scan of the whole table,
+ * whatever its size.
  *
  * The status test appears twice: in the SELECT, so QUEUED and RUNNING rows are never even
  * locked, and in the DELETE, as a last guard (their finished_at is NULL besides). SKIP LOCKED:

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { NEWEST_FIRST, runsOfJob } from './runs-of-job.js';
+import { newestRunsOfJob, runsOfJob } from './runs-of-job.js';
 import { Database } from '../../shared/infrastructure/database.js';
 import type { LastExecution, RecentRun } from '../../jobs/application/job-runs.js';
 import { FailingJob, JobExecutionStats, JobHistory } from '../application/job-history.js';
@@ -66,9 +66,7 @@ export class SqlJobHistory extends JobHistory {
          FROM unnest($1::uuid[]) AS job (id)
          CROSS JOIN LATERAL (
            SELECT e.id, e.status, e.finished_at
-             FROM (${runsOfJob('e.id, e.status, e.finished_at, e.created_at', 'e.job_id = job.id', `${NEWEST_FIRST} LIMIT 1`)}) AS e
-            ${NEWEST_FIRST}
-            LIMIT 1
+             FROM (${newestRunsOfJob('e.id, e.status, e.finished_at, e.created_at', 'e.job_id = job.id', 1)}) AS e
          ) AS last`,
       [jobIds],
     );

@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../../shared/infrastructure/database.js';
 import { ReplacingRuns } from '../application/cancellations.js';
-import { NEWEST_FIRST, runsOfJob } from './runs-of-job.js';
+import { newestRunsOfJob } from './runs-of-job.js';
 
 /** One range of each index of the job's runs. */
-const SCHEDULED_BETWEEN = `SELECT e.id FROM (${runsOfJob(
+const SCHEDULED_BETWEEN = `SELECT e.id FROM (${newestRunsOfJob(
   'e.id, e.created_at',
   `e.job_id = $1 AND e.created_at BETWEEN $3 AND $4 AND e.id <> $2 AND e.trigger = 'SCHEDULE'`,
-  `${NEWEST_FIRST} LIMIT 1`,
-)}) AS e ${NEWEST_FIRST} LIMIT 1`;
+  1,
+)}) AS e`;
 
 @Injectable()
 export class SqlReplacingRuns extends ReplacingRuns {
