@@ -118,7 +118,7 @@ export function describeIndexEntries(wal: WalPerExecution): string {
   return shown.map(({ index, entries }) => `${index} ${entries.toFixed(1)}`).join(', ') || 'none read';
 }
 
-/** `executions_active 2.00, event_log 1.00, pg_statistic 0.01, …` (per execution; those under 0.005 left out). */
+/** `executions 3.00, event_log 1.00, event_cursors 0.02, …` (per execution; those under 0.005 left out). */
 export function describeRowVersions(wal: WalPerExecution): string {
   const shown = (wal.rowVersionsByTable ?? []).filter(({ versions }) => versions >= 0.005);
   return shown.map(({ table, versions }) => `${table} ${versions.toFixed(2)}`).join(', ') || 'none read';

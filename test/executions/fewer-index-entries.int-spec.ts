@@ -14,8 +14,8 @@ const T0 = new Date('2026-12-01T03:00:05.000Z');
  * What a run writes into indexes, read from the WAL by index: a run that succeeds enters neither
  * index of starts (its start is read beside its end), nor the index by status (which keeps the
  * runs that did not succeed), nor that of failed runs by end; as it starts, it enters the primary
- * key and the leases' index, not the index by job (which keeps the queued runs). A run whose end
- * comes long after its start, and one that fails, do.
+ * key and the running runs' index, not the queued runs' index by job. A run whose end comes long
+ * after its start, and one that fails, do.
  */
 describe('the index entries of a run', () => {
   let db: TestDatabase;

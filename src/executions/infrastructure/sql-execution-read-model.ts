@@ -85,9 +85,7 @@ export function listStatement(
       `${EXECUTION_JSON}, e.created_at, e.id`,
       [`e.job_id = ${job}`, ...conditions].join(' AND '),
       limit,
-      {
-        statuses: filter.status ? [filter.status] : undefined,
-      },
+      { statuses: filter.status && [filter.status] },
     );
   if (filter.jobId) {
     const job = param(filter.jobId);
