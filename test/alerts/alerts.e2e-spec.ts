@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { jest } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
 import request from 'supertest';
 import { EventConsumers } from '../../src/events/application/event-consumers.js';
@@ -8,7 +9,7 @@ import { createRootLogger } from '../../src/observability/infrastructure/logging
 import type { Schema } from '../support/api-types.js';
 import { jobBody, type JobFields } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
-import { waitFor } from '../support/wait.js';
+import { finalExecution, waitFor } from '../support/wait.js';
 import { expectInert, slackTexts, startReceiver, startSmtp } from './support.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -412,5 +413,62 @@ describe('the alerts consumer after a crash', () => {
       0,
     );
     expect(await deliveryCount()).toBe(1);
+  });
+});
+
+describe('the alerts consumer without any channel', () => {
+  let node: TestApp;
+  const http = () => request(node.app.getHttpServer());
+  beforeAll(async () => {
+    node = await createTestApp({
+      role: 'all',
+      env: { ORBIT_ALERTS_ALLOW_PRIVATE: 'true', ORBIT_POLL_INTERVAL_MS: '200' },
+    });
+  });
+  afterAll(async () => {
+    await node?.close();
+  });
+
+  const cursor = async () =>
+    Number(
+      (
+        await sqlRows<{ after: string }>(node, `SELECT after_seq AS after FROM event_cursors WHERE consumer = $1`, [
+          ALERTS_CONSUMER,
+        ])
+      )[0]?.after ?? 0,
+    );
+  const head = async () => Number((await sqlRows<{ seq: string }>(node, `SELECT max(seq) AS seq FROM events`))[0]!.seq);
+  const failedRun = async (jobId: string) => {
+    const { body } = await http().post(`/jobs/${jobId}/executions`).expect(201);
+    expect((await finalExecution((path) => http().get(path), body.id)).status).toBe('FAILED');
+    return body.id as string;
+  };
+
+  it('reads nothing while its cursor follows the head; the first channel is alerted for what comes after it', async () => {
+    const handle = jest.spyOn(node.app.get(AlertConsumer), 'handle');
+    const { body: job } = await http()
+      .post('/jobs')
+      .send({ name: 'quiet-job', command: 'exit 1', cronExpression: '0 0 1 1 *' })
+      .expect(201);
+    await failedRun(job.id);
+    const last = await head();
+    await waitFor(async () => ((await cursor()) >= last ? true : undefined), 'the alerts cursor to pass the failure');
+    expect(handle).not.toHaveBeenCalled();
+
+    await http()
+      .post('/channels')
+      .send({ name: 'first-hook', type: 'webhook', url: 'http://127.0.0.1:9/first' })
+      .expect(201);
+    await http()
+      .patch(`/jobs/${job.id}`)
+      .send({ alerts: [{ channel: 'first-hook' }] })
+      .expect(200);
+    const alerted = await failedRun(job.id);
+    const deliveries = await waitFor(async () => {
+      const rows = await sqlRows<{ execution: string }>(node, `SELECT execution_id AS execution FROM deliveries`);
+      return rows.length > 0 ? rows : undefined;
+    }, 'the failure after the channel to be delivered');
+    expect(deliveries).toEqual([{ execution: alerted }]);
+    expect(handle).toHaveBeenCalled();
   });
 });

@@ -1,8 +1,10 @@
+import { jest } from '@jest/globals';
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { ExecutionStatus, isFinal } from '../../src/executions/domain/execution-status.js';
+import { ChainConsumer } from '../../src/runtime/application/chain-consumer.js';
 import type { Schema } from '../support/api-types.js';
 import { jobCreator, type JobFields } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
@@ -129,6 +131,54 @@ describe('chains: a run of one job follows the final outcome of another, over re
     }, 'B to be triggered');
     expect((await settled(chained!.id)).parameters).toEqual({ TARGET: 'staging' });
     expect(readFileSync(`${workDir}/target.out`, 'utf8')).toBe('staging\n');
+  });
+});
+
+describe('chains: while no job has a trigger', () => {
+  let t: TestApp;
+  const http = () => request(t.app.getHttpServer());
+
+  beforeAll(async () => {
+    t = await createTestApp({ role: 'all', env: { ORBIT_POLL_INTERVAL_MS: '200' } });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const newJob = jobCreator(() => t, { command: 'true', cronExpression: NEVER });
+  const cursor = async () =>
+    Number((await t.db.sql(`SELECT after_seq FROM event_cursors WHERE consumer = 'chains'`)).rows[0]?.after_seq ?? 0);
+  const head = async () => Number((await t.db.sql(`SELECT max(seq) AS seq FROM events`)).rows[0].seq);
+
+  it('the consumer reads nothing, its cursor follows the head, and a trigger set later follows the outcomes after it', async () => {
+    const handle = jest.spyOn(t.app.get(ChainConsumer), 'handle');
+    const a = await newJob();
+    const b = await newJob();
+    const before = await http().post(`/jobs/${a.id}/executions`).expect(201);
+    await finalExecution((path) => http().get(path), before.body.id);
+    const last = await head();
+    await waitFor(async () => ((await cursor()) >= last ? true : undefined), 'the chains cursor to pass the run');
+    expect(handle).not.toHaveBeenCalled();
+
+    await http()
+      .patch(`/jobs/${b.id}`)
+      .send({ triggers: [{ after: a.name }] })
+      .expect(200);
+    const after = await http().post(`/jobs/${a.id}/executions`).expect(201);
+    await finalExecution((path) => http().get(path), after.body.id);
+    const chained = await waitFor(async () => {
+      const { body } = await http().get('/executions').query({ jobId: b.id });
+      const runs = (body as Schema<'ExecutionPageResponse'>).items;
+      return runs.length > 0 ? runs : undefined;
+    }, 'B to be triggered');
+    expect(handle).toHaveBeenCalled();
+    const settledHead = await head();
+    await waitFor(async () => ((await cursor()) >= settledHead ? true : undefined), 'the chains consumer to catch up');
+    const { body } = await http().get('/executions').query({ jobId: b.id });
+    expect((body as Schema<'ExecutionPageResponse'>).items).toEqual([
+      expect.objectContaining({ trigger: 'CHAIN', triggeredBy: after.body.id }),
+    ]);
+    expect(chained).toHaveLength(1);
   });
 });
 

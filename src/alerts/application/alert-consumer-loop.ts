@@ -9,10 +9,10 @@ import { ChannelRepository } from './channel.repository.js';
 
 /**
  * The alerts consumer of the event stream (events → deliveries), on the nodes that run Orbit's
- * background work. Without any channel it reads nothing and opens no LISTEN connection: one
- * look at `channels` per poll interval is the whole cost of alerts then (a channel ignores
- * what came before it). The cursor lock makes the consumers of all nodes take turns; what a
- * batch wrote this node sends at once, once it committed.
+ * background work. Without any channel it reads nothing and opens no LISTEN connection: its
+ * cursor follows the stream's head once per poll interval, so a first channel starts from the
+ * present (a channel ignores what came before it, too). The cursor lock makes the consumers of all
+ * nodes take turns; what a batch wrote this node sends at once, once it committed.
  */
 @Injectable()
 export class AlertConsumerLoop extends EventConsumerLoop {
@@ -29,7 +29,7 @@ export class AlertConsumerLoop extends EventConsumerLoop {
       label: 'Alerts consumer pass',
       handle: (events) => consumer.handle(events),
       committed: () => delivery.loop.wake(),
-      reads: () => channels.any(),
+      idle: async () => !(await channels.any()),
       pollMs: config.pollIntervalMs,
       logger: new Logger(AlertConsumerLoop.name),
     });

@@ -14,7 +14,11 @@ export abstract class ChannelRepository {
   abstract list(page: PageRequest, teams?: readonly string[]): Promise<Page<Channel>>;
   /** Every channel (a short list): what the alerts consumer matches a batch against. */
   abstract all(): Promise<Channel[]>;
-  /** Whether there is any channel: the consumer's check per batch when there is none. */
+  /**
+   * Whether there is any channel: the consumer's check per pass when there is none. In a
+   * transaction, it first waits for the channels' writers in flight and keeps new ones waiting
+   * until the transaction ends, so the answer holds to the end.
+   */
   abstract any(): Promise<boolean>;
   /** The names of `names` that are no channel of `team`; the others stay share-locked for the current transaction. */
   abstract missing(names: readonly string[], team: string): Promise<string[]>;

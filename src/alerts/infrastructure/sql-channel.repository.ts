@@ -67,6 +67,7 @@ export class SqlChannelRepository extends ChannelRepository {
   }
 
   async any(): Promise<boolean> {
+    if (this.db.inTransaction()) await this.db.rows('LOCK TABLE channels IN SHARE MODE');
     return (await this.db.rows(`SELECT 1 FROM channels LIMIT 1`)).length > 0;
   }
 

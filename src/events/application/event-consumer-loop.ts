@@ -20,8 +20,13 @@ export interface EventConsumerLoopOptions {
   handle: (events: readonly OrbitEvent[]) => Promise<number>;
   /** Once a batch that wrote rows committed. */
   committed?: () => void;
-  /** false: nothing to do, the stream is neither read nor listened to until the next poll. */
-  reads?: () => Promise<boolean>;
+  /**
+   * true: the consumer has nothing to handle now. Its cursor then skips to the stream's head
+   * without reading it (EventConsumers.skipIfIdle, which checks again in its transaction, so the
+   * check must take a lock that whatever makes the consumer busy takes too), and the stream is not
+   * listened to until the next poll.
+   */
+  idle?: () => Promise<boolean>;
   pollMs: number;
   logger: LoopLogger;
 }
@@ -61,10 +66,12 @@ export class EventConsumerLoop implements BackgroundService {
     let mark: number | null = null;
     let handled = 0;
     try {
-      if (await (this.options.reads?.() ?? true)) {
+      const { idle, consumer } = this.options;
+      // checked first outside a transaction, so that a busy consumer's pass opens one only
+      if (!(idle && (await idle()) && (await this.consumers.skipIfIdle(consumer, idle)))) {
         mark = this.wakeups.mark(); // before the read, so that no wake-up falls between the read and the wait
         let wrote = 0;
-        handled = await this.consumers.consume(this.options.consumer, CONSUME_BATCH, async (events) => {
+        handled = await this.consumers.consume(consumer, CONSUME_BATCH, async (events) => {
           wrote = await this.options.handle(events);
         });
         if (wrote > 0) this.options.committed?.();

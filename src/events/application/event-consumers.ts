@@ -30,9 +30,7 @@ export class EventConsumers {
 
   /** Handles up to `limit` events after the consumer's cursor; answers how many (0: it is up to date). */
   consume(consumer: string, limit: number, handler: EventHandler): Promise<number> {
-    if (consumer.trim() === '' || consumer.length > CONSUMER_NAME_MAX) {
-      throw new InvalidArgumentError(`consumer must be 1 to ${CONSUMER_NAME_MAX} characters`, 'consumer');
-    }
+    checkName(consumer);
     if (!Number.isInteger(limit) || limit < 1)
       throw new InvalidArgumentError('limit must be a positive integer', 'limit');
     return this.transactions.run(async () => {
@@ -43,5 +41,33 @@ export class EventConsumers {
       await this.cursors.move(consumer, events[events.length - 1]!.seq, this.clock.now());
       return events.length;
     });
+  }
+
+  /**
+   * For a consumer that may have nothing to handle (alerts without a channel, chains without a
+   * trigger): when `idle` says so, moves its cursor to the head of the stream without reading the
+   * events, and answers true; otherwise answers false and leaves the cursor. One transaction,
+   * under the cursor's lock: the head is read first (the events up to it have committed, or
+   * nothing moves), then `idle`, which takes a lock that every change making the consumer busy
+   * takes too (the triggers' lock, a SHARE lock on channels). Such a change that commits before
+   * the check is seen by it; any other commits after the skip, so after every event skipped. The
+   * cursor thus never passes an event the consumer would have handled, and a consumer that turns
+   * busy starts from the present instead of catching up on events it would have ignored.
+   */
+  skipIfIdle(consumer: string, idle: () => Promise<boolean>): Promise<boolean> {
+    checkName(consumer);
+    return this.transactions.run(async () => {
+      const after = await this.cursors.lock(consumer, this.clock.now());
+      const head = await this.log.settledSeq();
+      if (!(await idle())) return false;
+      if (head !== null && head > after) await this.cursors.move(consumer, head, this.clock.now());
+      return true;
+    });
+  }
+}
+
+function checkName(consumer: string): void {
+  if (consumer.trim() === '' || consumer.length > CONSUMER_NAME_MAX) {
+    throw new InvalidArgumentError(`consumer must be 1 to ${CONSUMER_NAME_MAX} characters`, 'consumer');
   }
 }

@@ -14,6 +14,11 @@ export abstract class EventLog {
    * the call have ended (one of them may hold a smaller seq); at once when none is.
    */
   abstract latestSeq(): Promise<number>;
+  /**
+   * As latestSeq, but null unless those transactions ended within the wait for a gap: every event
+   * up to the answer is final, so a cursor moved there passes none that could still appear.
+   */
+  abstract settledSeq(): Promise<number | null>;
   /** Appends events, in the caller's transaction when there is one (so they commit with what decided them). */
   abstract append(events: AppendedEvent[]): Promise<void>;
 }

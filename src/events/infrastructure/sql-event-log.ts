@@ -134,9 +134,12 @@ export class SqlEventLog extends EventLog {
   }
 
   async latestSeq(): Promise<number> {
-    const [row] = await this.db.rows<{ seq: string; writers: string[] }>(LATEST);
-    await this.writersEnded(row?.writers ?? []);
-    return Number(row?.seq ?? 0);
+    return (await this.latest()).seq;
+  }
+
+  async settledSeq(): Promise<number | null> {
+    const { seq, settled } = await this.latest();
+    return settled ? seq : null;
   }
 
   async append(events: AppendedEvent[]): Promise<void> {
@@ -174,6 +177,12 @@ export class SqlEventLog extends EventLog {
   }
 
   /** Waits, up to `maxMs`, for the transactions that write events now to end; answers whether they did. */
+  /** The newest seq, and whether the writers open when it was read have ended since (within the gap wait). */
+  private async latest(): Promise<{ seq: number; settled: boolean }> {
+    const [row] = await this.db.rows<{ seq: string; writers: string[] }>(LATEST);
+    return { seq: Number(row?.seq ?? 0), settled: await this.writersEnded(row?.writers ?? []) };
+  }
+
   private async openTransactionsEnded(): Promise<boolean> {
     const [row] = await this.db.rows<{ writers: string[] }>(WRITERS_NOW);
     return this.writersEnded(row?.writers ?? []);

@@ -96,6 +96,11 @@ export abstract class JobRepository {
    * would close a cycle together cannot both see the graph without the other.
    */
   abstract lockTriggerGraph(): Promise<Map<string, string[]>>;
+  /**
+   * Whether any live job has a trigger. In a transaction, under the lock lockTriggerGraph takes,
+   * so no trigger appears before the transaction ends.
+   */
+  abstract anyTriggered(): Promise<boolean>;
   /** The live jobs that a trigger names one of `names` in, by name. */
   abstract triggeredAfter(names: readonly string[]): Promise<Job[]>;
   /** The name of each live job among `ids`. */

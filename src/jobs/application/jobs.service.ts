@@ -176,6 +176,11 @@ export class JobsService {
     return this.jobs.namesOf(ids);
   }
 
+  /** Whether any live job has a trigger; in a transaction, none appears before it ends (see JobRepository). */
+  anyTriggered(): Promise<boolean> {
+    return this.jobs.anyTriggered();
+  }
+
   /** The live jobs that a trigger names one of `names` in. */
   triggeredAfter(names: readonly string[]): Promise<Job[]> {
     return this.jobs.triggeredAfter(names);

@@ -41,9 +41,14 @@ export const DUE_LATE_WATCHES = `SELECT w.job_id AS "jobId", w.slot, j.late_afte
     LIMIT $2
       FOR UPDATE OF w SKIP LOCKED`;
 
+/** The live jobs with a trigger (jobs_triggered_after_idx's predicate). */
+const TRIGGERED = `deleted_at IS NULL AND triggers <> '[]'::jsonb`;
+/** Taken by every change of triggers, until its transaction ends (see lockTriggerGraph). */
+const LOCK_TRIGGERS = `SELECT pg_advisory_xact_lock(hashtext('orbit.job_triggers'))`;
+
 /** The live jobs triggered after one of the names $1: one containment probe per name in jobs_triggered_after_idx. */
 export const TRIGGERED_AFTER = `SELECT ${SELECTED} FROM jobs
-    WHERE deleted_at IS NULL AND triggers <> '[]'::jsonb
+    WHERE ${TRIGGERED}
       AND triggers @> ANY (ARRAY(SELECT jsonb_build_array(jsonb_build_object('after', n)) FROM unnest($1::text[]) AS n))
     ORDER BY name`;
 
@@ -224,11 +229,16 @@ export class SqlJobRepository extends JobRepository {
   }
 
   async lockTriggerGraph(): Promise<Map<string, string[]>> {
-    await this.db.rows(`SELECT pg_advisory_xact_lock(hashtext('orbit.job_triggers'))`);
+    await this.db.rows(LOCK_TRIGGERS);
     const rows = await this.db.rows<Pick<JobProps, 'name' | 'triggers'>>(
-      `SELECT name, triggers FROM jobs WHERE deleted_at IS NULL AND triggers <> '[]'::jsonb`,
+      `SELECT name, triggers FROM jobs WHERE ${TRIGGERED}`,
     );
     return new Map(rows.map((row) => [row.name, row.triggers.map((trigger) => trigger.after)]));
+  }
+
+  async anyTriggered(): Promise<boolean> {
+    if (this.db.inTransaction()) await this.db.rows(LOCK_TRIGGERS);
+    return (await this.db.rows(`SELECT 1 FROM jobs WHERE ${TRIGGERED} LIMIT 1`)).length > 0;
   }
 
   async triggeredAfter(names: readonly string[]): Promise<Job[]> {
