@@ -9,6 +9,7 @@ import { createRootLogger } from '../../src/observability/infrastructure/logging
 import type { Schema } from '../support/api-types.js';
 import { jobBody, type JobFields } from '../support/jobs.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
+import { watchIdleHeads } from '../support/idle-heads.js';
 import { finalExecution, waitFor } from '../support/wait.js';
 import { expectInert, slackTexts, startReceiver, startSmtp } from './support.js';
 
@@ -444,15 +445,16 @@ describe('the alerts consumer without any channel', () => {
     return body.id as string;
   };
 
-  it('reads nothing while its cursor follows the head; the first channel is alerted for what comes after it', async () => {
+  it('reads nothing while idle; the first channel is alerted for what comes after it', async () => {
     const handle = jest.spyOn(node.app.get(AlertConsumer), 'handle');
     const { body: job } = await http()
       .post('/jobs')
       .send({ name: 'quiet-job', command: 'exit 1', cronExpression: '0 0 1 1 *' })
       .expect(201);
+    const idleHeadOf = watchIdleHeads(node.app.get(EventConsumers));
     await failedRun(job.id);
     const last = await head();
-    await waitFor(async () => ((await cursor()) >= last ? true : undefined), 'the alerts cursor to pass the failure');
+    await waitFor(() => (idleHeadOf(ALERTS_CONSUMER) >= last ? true : undefined), 'an idle pass past the failure');
     expect(handle).not.toHaveBeenCalled();
 
     await http()
@@ -470,5 +472,6 @@ describe('the alerts consumer without any channel', () => {
     }, 'the failure after the channel to be delivered');
     expect(deliveries).toEqual([{ execution: alerted }]);
     expect(handle).toHaveBeenCalled();
+    await waitFor(async () => ((await cursor()) >= last ? true : undefined), 'the cursor to move past the idle head');
   });
 });

@@ -98,44 +98,39 @@ describe('a consumer inside Orbit keeps its cursor in the database', () => {
     expect(await handledBy('shared')).toEqual(await allSeqs());
   });
 
-  it('an idle consumer skips to the head of the stream without reading it; a busy one is left where it was', async () => {
+  it("an idle consumer's head is the stream's head, read without its events; a busy one has none; skipTo moves forward only", async () => {
     const consumers = t.app.get(EventConsumers);
-    await consumers.consume('busy', 1000, recording(t, 'busy'));
-    const busyAt = await cursorOf('busy');
     await queue(3);
     const seqs = await allSeqs();
+    const last = seqs[seqs.length - 1]!;
 
-    expect(await consumers.skipIfIdle('idle', () => Promise.resolve(true))).toBe(true);
-    expect(await cursorOf('idle')).toBe(seqs[seqs.length - 1]);
+    expect(await consumers.idleHead('idle', () => Promise.resolve(true))).toEqual({ idle: true, head: last });
+    expect(await consumers.idleHead('idle', () => Promise.resolve(false))).toEqual({ idle: false, head: null });
+    await consumers.skipTo('idle', last);
+    expect(await cursorOf('idle')).toBe(last);
+    await consumers.skipTo('idle', last - 2);
+    expect(await cursorOf('idle')).toBe(last);
+    expect(await consumers.consume('idle', 1000, recording(t, 'idle'))).toBe(0);
     expect(await handledBy('idle')).toEqual([]);
-
-    expect(await consumers.skipIfIdle('busy', () => Promise.resolve(false))).toBe(false);
-    expect(await cursorOf('busy')).toBe(busyAt);
-    expect(await consumers.consume('busy', 1000, recording(t, 'busy'))).toBe(3);
   });
 
-  it('the skip reads the head before the idle check: an event committed meanwhile stays ahead of the cursor', async () => {
+  it('the head is read before the idle check: an event committed meanwhile stays ahead of it', async () => {
     const consumers = t.app.get(EventConsumers);
-    await consumers.skipIfIdle('racing', () => Promise.resolve(true));
-    const before = await cursorOf('racing');
     await queue(1);
     const head = (await allSeqs()).at(-1)!;
-    // the check is where a change that makes the consumer busy would be seen; an event lands first
+    // the check is where a change that makes the consumer busy would be seen; events land first
     const landing = async () => {
       await queue(2);
       return true;
     };
-    expect(await consumers.skipIfIdle('racing', landing)).toBe(true);
-    expect(await cursorOf('racing')).toBe(head);
-    expect(before).toBeLessThan(head);
+    expect(await consumers.idleHead('racing', landing)).toEqual({ idle: true, head });
+    await consumers.skipTo('racing', head);
     expect(await consumers.consume('racing', 1000, recording(t, 'racing'))).toBe(2);
     expect(await handledBy('racing')).toEqual((await allSeqs()).slice(-2));
   });
 
-  it('the skip never passes an event whose transaction is still open', async () => {
+  it('no head while a transaction that may still add an event below it is open', async () => {
     const consumers = t.app.get(EventConsumers);
-    await consumers.skipIfIdle('open', () => Promise.resolve(true));
-    const before = await cursorOf('open');
     const writer = new pg.Client({ connectionString: t.db.url });
     await writer.connect();
     try {
@@ -146,20 +141,22 @@ describe('a consumer inside Orbit keeps its cursor in the database', () => {
         [jobId],
       );
       await queue(1); // committed, with a seq after the open one
-      expect(await consumers.skipIfIdle('open', () => Promise.resolve(true))).toBe(true);
-      expect(await cursorOf('open')).toBe(before);
+      expect(await consumers.idleHead('open', () => Promise.resolve(true))).toEqual({ idle: true, head: null });
       await writer.query('COMMIT');
     } finally {
       await writer.end();
     }
-    expect(await consumers.skipIfIdle('open', () => Promise.resolve(true))).toBe(true);
-    expect(await cursorOf('open')).toBe((await allSeqs()).at(-1));
+    expect(await consumers.idleHead('open', () => Promise.resolve(true))).toEqual({
+      idle: true,
+      head: (await allSeqs()).at(-1),
+    });
   });
 
   it('refuses a blank consumer name and a limit below 1', () => {
     const consumers = t.app.get(EventConsumers);
     const nothing = () => Promise.resolve();
-    expect(() => consumers.skipIfIdle('', () => Promise.resolve(true))).toThrow('consumer must be 1 to 200 characters');
+    expect(() => consumers.idleHead('', () => Promise.resolve(true))).toThrow('consumer must be 1 to 200 characters');
+    expect(() => consumers.skipTo(' ', 1)).toThrow('consumer must be 1 to 200 characters');
     expect(() => consumers.consume(' ', 1, nothing)).toThrow('consumer must be 1 to 200 characters');
     expect(() => consumers.consume('x', 0, nothing)).toThrow('limit must be a positive integer');
   });

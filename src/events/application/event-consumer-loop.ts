@@ -8,6 +8,8 @@ import { EventWakeups } from './event-wakeups.js';
 const CONSUME_BATCH = 500;
 /** After a short read, so that a burst of events is handled in a few transactions instead of one per NOTIFY. */
 const COALESCE_MS = 100;
+/** How often an idle consumer writes the head it may skip to (it keeps it in memory meanwhile). */
+const IDLE_SKIP_EVERY_MS = 60_000;
 /** A pass's answer after a full batch: the next one is due already. */
 const AT_ONCE = new Date(0);
 
@@ -21,10 +23,11 @@ export interface EventConsumerLoopOptions {
   /** Once a batch that wrote rows committed. */
   committed?: () => void;
   /**
-   * true: the consumer has nothing to handle now. Its cursor then skips to the stream's head
-   * without reading it (EventConsumers.skipIfIdle, which checks again in its transaction, so the
-   * check must take a lock that whatever makes the consumer busy takes too), and the stream is not
-   * listened to until the next poll.
+   * true: the consumer has nothing to handle now. The pass then reads no event and the stream is
+   * not listened to until the next poll; the head the consumer may skip to is read instead
+   * (EventConsumers.idleHead, which checks again in its transaction, so the check must take a lock
+   * that whatever makes the consumer busy takes too). The cursor moves there once a minute, and at
+   * once when the consumer turns busy.
    */
   idle?: () => Promise<boolean>;
   pollMs: number;
@@ -39,6 +42,9 @@ export interface EventConsumerLoopOptions {
  */
 export class EventConsumerLoop implements BackgroundService {
   private readonly loop: BackgroundLoop;
+  /** Where the cursor may skip to, found while idle and not written yet. */
+  private idleHead: number | null = null;
+  private skippedAt = 0;
 
   constructor(
     private readonly consumers: EventConsumers,
@@ -66,12 +72,10 @@ export class EventConsumerLoop implements BackgroundService {
     let mark: number | null = null;
     let handled = 0;
     try {
-      const { idle, consumer } = this.options;
-      // checked first outside a transaction, so that a busy consumer's pass opens one only
-      if (!(idle && (await idle()) && (await this.consumers.skipIfIdle(consumer, idle)))) {
+      if (!(await this.idlePass())) {
         mark = this.wakeups.mark(); // before the read, so that no wake-up falls between the read and the wait
         let wrote = 0;
-        handled = await this.consumers.consume(consumer, CONSUME_BATCH, async (events) => {
+        handled = await this.consumers.consume(this.options.consumer, CONSUME_BATCH, async (events) => {
           wrote = await this.options.handle(events);
         });
         if (wrote > 0) this.options.committed?.();
@@ -80,6 +84,32 @@ export class EventConsumerLoop implements BackgroundService {
       if (handled < CONSUME_BATCH) this.rest(mark, signal);
     }
     return handled < CONSUME_BATCH ? null : AT_ONCE;
+  }
+
+  /**
+   * Answers true when the consumer is idle: it keeps the head it may skip to, written once a
+   * minute. A consumer turning busy first skips there, then reads. The first check is outside a
+   * transaction, so that a busy consumer's pass opens one only.
+   */
+  private async idlePass(): Promise<boolean> {
+    const { idle, consumer } = this.options;
+    if (idle && (await idle())) {
+      const seen = await this.consumers.idleHead(consumer, idle);
+      if (seen.idle) {
+        this.idleHead = seen.head ?? this.idleHead;
+        if (Date.now() - this.skippedAt >= IDLE_SKIP_EVERY_MS) await this.skipIdle();
+        return true;
+      }
+    }
+    await this.skipIdle();
+    return false;
+  }
+
+  private async skipIdle(): Promise<void> {
+    if (this.idleHead === null) return;
+    await this.consumers.skipTo(this.options.consumer, this.idleHead);
+    this.idleHead = null;
+    this.skippedAt = Date.now();
   }
 
   private rest(mark: number | null, signal: AbortSignal): void {

@@ -44,24 +44,30 @@ export class EventConsumers {
   }
 
   /**
-   * For a consumer that may have nothing to handle (alerts without a channel, chains without a
-   * trigger): when `idle` says so, moves its cursor to the head of the stream without reading the
-   * events, and answers true; otherwise answers false and leaves the cursor. One transaction,
-   * under the cursor's lock: the head is read first (the events up to it have committed, or
-   * nothing moves), then `idle`, which takes a lock that every change making the consumer busy
-   * takes too (the triggers' lock, a SHARE lock on channels). Such a change that commits before
-   * the check is seen by it; any other commits after the skip, so after every event skipped. The
-   * cursor thus never passes an event the consumer would have handled, and a consumer that turns
-   * busy starts from the present instead of catching up on events it would have ignored.
+   * Where a consumer that may have nothing to handle (alerts without a channel, chains without a
+   * trigger) can move its cursor without reading: when `idle` says so, the head of the stream
+   * (null while a transaction that may still add an event below it is open); nothing when it is
+   * busy. Writes nothing. The head is read first, then `idle`, which takes a lock that every change
+   * making the consumer busy takes too (the triggers' lock, a SHARE lock on channels): such a change
+   * that commits before the check is seen by it, and any other commits after every event up to
+   * the head. So moving the cursor there, at once or later, passes no event the consumer would
+   * have handled, and a consumer that turns busy starts from the present instead of catching up on
+   * events it would have ignored.
    */
-  skipIfIdle(consumer: string, idle: () => Promise<boolean>): Promise<boolean> {
+  idleHead(consumer: string, idle: () => Promise<boolean>): Promise<{ idle: boolean; head: number | null }> {
     checkName(consumer);
     return this.transactions.run(async () => {
-      const after = await this.cursors.lock(consumer, this.clock.now());
       const head = await this.log.settledSeq();
-      if (!(await idle())) return false;
-      if (head !== null && head > after) await this.cursors.move(consumer, head, this.clock.now());
-      return true;
+      return (await idle()) ? { idle: true, head } : { idle: false, head: null };
+    });
+  }
+
+  /** Moves the consumer's cursor forward to `seq` (an idle head), under its lock; never back. */
+  skipTo(consumer: string, seq: number): Promise<void> {
+    checkName(consumer);
+    return this.transactions.run(async () => {
+      if (seq > (await this.cursors.lock(consumer, this.clock.now())))
+        await this.cursors.move(consumer, seq, this.clock.now());
     });
   }
 }
