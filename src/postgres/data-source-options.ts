@@ -42,6 +42,7 @@ import { CreatedSeqOnTheRow1766538000000 } from '../../migrations/1766538000000-
 import { EndsByBlockRange1766545200000 } from '../../migrations/1766545200000-EndsByBlockRange.js';
 import { FailedRunsByEnd1766552400000 } from '../../migrations/1766552400000-FailedRunsByEnd.js';
 import { QueuedRunsByJob1766559600000 } from '../../migrations/1766559600000-QueuedRunsByJob.js';
+import { TriggeredJobsIndex1766566800000 } from '../../migrations/1766566800000-TriggeredJobsIndex.js';
 
 export const MIGRATIONS = [
   InitialSchema1764460800000,
@@ -87,6 +88,7 @@ export const MIGRATIONS = [
   EndsByBlockRange1766545200000,
   FailedRunsByEnd1766552400000,
   QueuedRunsByJob1766559600000,
+  TriggeredJobsIndex1766566800000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

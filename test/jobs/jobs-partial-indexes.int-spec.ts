@@ -2,6 +2,7 @@ import { JobRepository } from '../../src/jobs/application/job.repository.js';
 import { Job } from '../../src/jobs/domain/job.js';
 import { JobTriggerInput } from '../../src/jobs/domain/job-triggers.js';
 import {
+  ANY_TRIGGERED,
   DUE_LATE_WATCHES,
   EARLIEST_NEXT_RUN,
   TRIGGERED_AFTER,
@@ -75,6 +76,22 @@ describe('reads about a few jobs among thousands', () => {
     const read = await cost(TRIGGERED_AFTER, [['up-a', 'up-b']]);
     expect(read.rows).toBe(2);
     expect(read.buffers).toBeLessThan(20);
+  });
+
+  it('tells whether any live job has a trigger from the index of chained jobs, also when none has one', async () => {
+    expect(await jobs.anyTriggered()).toBe(true);
+    expect((await cost(ANY_TRIGGERED)).buffers).toBeLessThan(5);
+    const { rows: chained } = await t.db.sql(
+      `UPDATE jobs SET deleted_at = now() WHERE deleted_at IS NULL AND triggers <> '[]' RETURNING id`,
+    );
+    try {
+      expect(await jobs.anyTriggered()).toBe(false);
+      const none = await cost(ANY_TRIGGERED);
+      expect(none.rows).toBe(0);
+      expect(none.buffers).toBeLessThan(5);
+    } finally {
+      await t.db.sql('UPDATE jobs SET deleted_at = NULL WHERE id = ANY ($1::uuid[])', [chained.map((row) => row.id)]);
+    }
   });
 
   it('wakes the scheduler for the earliest of an ALLOW slot less the lead and a FORBID slot', async () => {

@@ -41,8 +41,10 @@ export const DUE_LATE_WATCHES = `SELECT w.job_id AS "jobId", w.slot, j.late_afte
     LIMIT $2
       FOR UPDATE OF w SKIP LOCKED`;
 
-/** The live jobs with a trigger (jobs_triggered_after_idx's predicate). */
+/** The live jobs with a trigger (the predicate of jobs_triggered_idx and jobs_triggered_after_idx). */
 const TRIGGERED = `deleted_at IS NULL AND triggers <> '[]'::jsonb`;
+/** Whether any live job has a trigger: one look at jobs_triggered_idx. */
+export const ANY_TRIGGERED = `SELECT 1 FROM jobs WHERE ${TRIGGERED} LIMIT 1`;
 /** Taken by every change of triggers, until its transaction ends (see lockTriggerGraph). */
 const LOCK_TRIGGERS = `SELECT pg_advisory_xact_lock(hashtext('orbit.job_triggers'))`;
 
@@ -238,7 +240,7 @@ export class SqlJobRepository extends JobRepository {
 
   async anyTriggered(): Promise<boolean> {
     if (this.db.inTransaction()) await this.db.rows(LOCK_TRIGGERS);
-    return (await this.db.rows(`SELECT 1 FROM jobs WHERE ${TRIGGERED} LIMIT 1`)).length > 0;
+    return (await this.db.rows(ANY_TRIGGERED)).length > 0;
   }
 
   async triggeredAfter(names: readonly string[]): Promise<Job[]> {
