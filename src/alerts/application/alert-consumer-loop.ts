@@ -9,10 +9,11 @@ import { ChannelRepository } from './channel.repository.js';
 
 /**
  * The alerts consumer of the event stream (events → deliveries), on the nodes that run Orbit's
- * background work. Without any channel it reads nothing and opens no LISTEN connection: its
- * cursor follows the stream's head once per poll interval, so a first channel starts from the
- * present (a channel ignores what came before it, too). The cursor lock makes the consumers of all
- * nodes take turns; what a batch wrote this node sends at once, once it committed.
+ * background work. Without any channel it reads no event and opens no LISTEN connection: it
+ * reads the stream's head once per poll interval and skips there (see EventConsumerLoop), so a
+ * first channel starts from the present (a channel ignores what came before it, too). The cursor
+ * lock makes the consumers of all nodes take turns; what a batch wrote this node sends at once,
+ * once it committed.
  */
 @Injectable()
 export class AlertConsumerLoop extends EventConsumerLoop {

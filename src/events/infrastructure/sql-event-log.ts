@@ -176,13 +176,13 @@ export class SqlEventLog extends EventLog {
     return events.filter((event) => event.seq < missing);
   }
 
-  /** Waits, up to `maxMs`, for the transactions that write events now to end; answers whether they did. */
   /** The newest seq, and whether the writers open when it was read have ended since (within the gap wait). */
   private async latest(): Promise<{ seq: number; settled: boolean }> {
     const [row] = await this.db.rows<{ seq: string; writers: string[] }>(LATEST);
     return { seq: Number(row?.seq ?? 0), settled: await this.writersEnded(row?.writers ?? []) };
   }
 
+  /** Waits, up to `maxMs`, for the transactions that write events now to end; answers whether they did. */
   private async openTransactionsEnded(): Promise<boolean> {
     const [row] = await this.db.rows<{ writers: string[] }>(WRITERS_NOW);
     return this.writersEnded(row?.writers ?? []);

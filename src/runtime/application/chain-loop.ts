@@ -11,8 +11,9 @@ import { ChainConsumer, CHAINS_CONSUMER } from './chain-consumer.js';
  * makes the consumers of all nodes take turns; a node that dies mid-batch leaves the cursor
  * where it was, and the next consumer handles the batch again (the unique chain key keeps
  * what already committed from doubling: nothing did, the runs commit with the cursor). While no
- * job has a trigger it reads nothing: its cursor follows the stream's head once per poll
- * interval, so a first trigger is not fired by outcomes from before it was set.
+ * job has a trigger it reads no event: it reads the stream's head once per poll interval and
+ * skips there (see EventConsumerLoop), so a first trigger is not fired by outcomes from before it
+ * was set.
  */
 @Injectable()
 export class ChainLoop extends EventConsumerLoop {
