@@ -30,6 +30,16 @@ async function sqlRows<T>(node: TestApp, text: string, params: unknown[] = []): 
   return (await node.db.sql(text, params)).rows as T[];
 }
 
+/** The alerts consumer's cursor (0 before its first pass). */
+async function alertsCursor(node: TestApp): Promise<number> {
+  const [row] = await sqlRows<{ after: string }>(
+    node,
+    `SELECT after_seq AS after FROM event_cursors WHERE consumer = $1`,
+    [ALERTS_CONSUMER],
+  );
+  return Number(row?.after ?? 0);
+}
+
 /** Every log line the node writes (nestjs-pino keeps one root logger per file: this app is the first). */
 const logLines: string[] = [];
 const logger = createRootLogger(
@@ -386,14 +396,7 @@ describe('the alerts consumer after a crash', () => {
     await http().post(`/executions/${execution.id}/fail`).send({ exitCode: 1, errorMessage: 'broken' }).expect(200);
     const consumers = node.app.get(EventConsumers);
     const consumer = node.app.get(AlertConsumer);
-    const cursor = async () =>
-      Number(
-        (
-          await sqlRows<{ after: string }>(node, `SELECT after_seq AS after FROM event_cursors WHERE consumer = $1`, [
-            ALERTS_CONSUMER,
-          ])
-        )[0]?.after ?? 0,
-      );
+    const cursor = () => alertsCursor(node);
     const deliveryCount = async () =>
       Number((await sqlRows<{ n: string }>(node, `SELECT count(*) AS n FROM deliveries`))[0]!.n);
 
@@ -430,14 +433,6 @@ describe('the alerts consumer without any channel', () => {
     await node?.close();
   });
 
-  const cursor = async () =>
-    Number(
-      (
-        await sqlRows<{ after: string }>(node, `SELECT after_seq AS after FROM event_cursors WHERE consumer = $1`, [
-          ALERTS_CONSUMER,
-        ])
-      )[0]?.after ?? 0,
-    );
   const head = async () => Number((await sqlRows<{ seq: string }>(node, `SELECT max(seq) AS seq FROM events`))[0]!.seq);
   const failedRun = async (jobId: string) => {
     const { body } = await http().post(`/jobs/${jobId}/executions`).expect(201);
@@ -472,6 +467,9 @@ describe('the alerts consumer without any channel', () => {
     }, 'the failure after the channel to be delivered');
     expect(deliveries).toEqual([{ execution: alerted }]);
     expect(handle).toHaveBeenCalled();
-    await waitFor(async () => ((await cursor()) >= last ? true : undefined), 'the cursor to move past the idle head');
+    await waitFor(
+      async () => ((await alertsCursor(node)) >= last ? true : undefined),
+      'the cursor to move past the idle head',
+    );
   });
 });

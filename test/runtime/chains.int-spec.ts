@@ -17,6 +17,23 @@ type Execution = Schema<'ExecutionResponse'>;
 /** A schedule that does not fire while the tests run: runs come from the tests and the triggers. */
 const NEVER = '0 0 1 1 *';
 
+/** The stream's newest seq. */
+const headOf = async (t: TestApp) => Number((await t.db.sql(`SELECT max(seq) AS seq FROM events`)).rows[0].seq);
+
+async function executionsOf(t: TestApp, jobId: string): Promise<Execution[]> {
+  const { body } = await request(t.app.getHttpServer()).get('/executions').query({ jobId, limit: 100 });
+  return (body as Schema<'ExecutionPageResponse'>).items;
+}
+
+/** The runs of `jobId` once the chains consumer is surely past everything final so far. */
+async function settledRunsOf(t: TestApp, jobId: string): Promise<Execution[]> {
+  const cursor = async () =>
+    Number((await t.db.sql(`SELECT after_seq FROM event_cursors WHERE consumer = 'chains'`)).rows[0]?.after_seq ?? 0);
+  const last = await headOf(t);
+  await waitFor(async () => ((await cursor()) >= last ? true : undefined), 'the chains consumer to catch up');
+  return executionsOf(t, jobId);
+}
+
 describe('chains: a run of one job follows the final outcome of another, over real runs', () => {
   let t: TestApp;
   const workDir = join(tmpdir(), `orbit-chains-test-${process.pid}`);
@@ -42,21 +59,6 @@ describe('chains: a run of one job follows the final outcome of another, over re
 
   const settled = (id: string): Promise<Execution> => finalExecution((path) => http().get(path), id);
 
-  async function executionsOf(jobId: string): Promise<Execution[]> {
-    const { body } = await http().get('/executions').query({ jobId, limit: 100 });
-    return (body as Schema<'ExecutionPageResponse'>).items;
-  }
-
-  /** The runs of `jobId` once the chains consumer is surely past everything final so far. */
-  async function settledRunsOf(jobId: string): Promise<Execution[]> {
-    const seq = async () => Number((await t.db.sql(`SELECT max(seq) AS seq FROM events`)).rows[0].seq);
-    const cursor = async () =>
-      Number((await t.db.sql(`SELECT after_seq FROM event_cursors WHERE consumer = 'chains'`)).rows[0]?.after_seq ?? 0);
-    const last = await seq();
-    await waitFor(async () => ((await cursor()) >= last ? true : undefined), 'the chains consumer to catch up');
-    return executionsOf(jobId);
-  }
-
   it('A → B on success and A → C on failure; B sees the upstream run in its environment', async () => {
     const a = await newJob({ command: 'true' });
     const b = await newJob({
@@ -68,23 +70,23 @@ describe('chains: a run of one job follows the final outcome of another, over re
     const ok = await http().post(`/jobs/${a.id}/executions`).expect(201);
     expect((await settled(ok.body.id)).status).toBe('SUCCEEDED');
     const [chained] = await waitFor(async () => {
-      const runs = await executionsOf(b.id);
+      const runs = await executionsOf(t, b.id);
       return runs.length > 0 ? runs : undefined;
     }, 'B to be triggered');
     expect(chained).toMatchObject({ trigger: 'CHAIN', triggeredBy: ok.body.id });
     await settled(chained!.id);
     expect(readFileSync(`${workDir}/b.out`, 'utf8')).toBe(`${ok.body.id} SUCCEEDED\n`);
-    expect(await settledRunsOf(c.id)).toEqual([]);
+    expect(await settledRunsOf(t, c.id)).toEqual([]);
 
     await http().patch(`/jobs/${a.id}`).send({ command: 'exit 4' }).expect(200);
     const failed = await http().post(`/jobs/${a.id}/executions`).expect(201);
     expect((await settled(failed.body.id)).status).toBe('FAILED');
     const onFailure = await waitFor(async () => {
-      const runs = await executionsOf(c.id);
+      const runs = await executionsOf(t, c.id);
       return runs.length > 0 ? runs : undefined;
     }, 'C to be triggered');
     expect(onFailure).toEqual([expect.objectContaining({ trigger: 'CHAIN', triggeredBy: failed.body.id })]);
-    expect(await settledRunsOf(b.id)).toHaveLength(1);
+    expect(await settledRunsOf(t, b.id)).toHaveLength(1);
   });
 
   it('A with maxRetries 2 failing twice then succeeding triggers B once, after the last attempt', async () => {
@@ -97,18 +99,18 @@ describe('chains: a run of one job follows the final outcome of another, over re
 
     await http().post(`/jobs/${a.id}/executions`).expect(201);
     const attempts = await waitFor(async () => {
-      const runs = await executionsOf(a.id);
+      const runs = await executionsOf(t, a.id);
       return runs.length === 3 && runs.every((run) => isFinal(run.status as ExecutionStatus)) ? runs : undefined;
     }, 'three attempts of A');
     const last = attempts.find((run) => run.attempt === 3)!;
     expect(last.status).toBe('SUCCEEDED');
 
     const runs = await waitFor(async () => {
-      const found = await executionsOf(b.id);
+      const found = await executionsOf(t, b.id);
       return found.length > 0 ? found : undefined;
     }, 'B to be triggered');
     expect(runs).toEqual([expect.objectContaining({ trigger: 'CHAIN', triggeredBy: last.id })]);
-    expect(await settledRunsOf(b.id)).toHaveLength(1);
+    expect(await settledRunsOf(t, b.id)).toHaveLength(1);
   });
 
   it('a paused downstream job is not triggered', async () => {
@@ -116,7 +118,7 @@ describe('chains: a run of one job follows the final outcome of another, over re
     const b = await newJob({ enabled: false, triggers: [{ after: a.name }] });
     const run = await http().post(`/jobs/${a.id}/executions`).expect(201);
     await settled(run.body.id);
-    expect(await settledRunsOf(b.id)).toEqual([]);
+    expect(await settledRunsOf(t, b.id)).toEqual([]);
   });
 
   it('the chained run takes the parameter defaults', async () => {
@@ -128,7 +130,7 @@ describe('chains: a run of one job follows the final outcome of another, over re
     });
     await settled((await http().post(`/jobs/${a.id}/executions`).expect(201)).body.id);
     const [chained] = await waitFor(async () => {
-      const runs = await executionsOf(b.id);
+      const runs = await executionsOf(t, b.id);
       return runs.length > 0 ? runs : undefined;
     }, 'B to be triggered');
     expect((await settled(chained!.id)).parameters).toEqual({ TARGET: 'staging' });
@@ -148,14 +150,6 @@ describe('chains: while no job has a trigger', () => {
   });
 
   const newJob = jobCreator(() => t, { command: 'true', cronExpression: NEVER });
-  const cursor = async () =>
-    Number((await t.db.sql(`SELECT after_seq FROM event_cursors WHERE consumer = 'chains'`)).rows[0]?.after_seq ?? 0);
-  const head = async () => Number((await t.db.sql(`SELECT max(seq) AS seq FROM events`)).rows[0].seq);
-  const runsOf = async (jobId: string) => {
-    const { body } = await http().get('/executions').query({ jobId });
-    return (body as Schema<'ExecutionPageResponse'>).items;
-  };
-
   it('the consumer reads nothing, and a trigger set later follows only the outcomes after it', async () => {
     const handle = jest.spyOn(t.app.get(ChainConsumer), 'handle');
     const idleHeadOf = watchIdleHeads(t.app.get(EventConsumers));
@@ -163,7 +157,7 @@ describe('chains: while no job has a trigger', () => {
     const b = await newJob();
     const before = await http().post(`/jobs/${a.id}/executions`).expect(201);
     await finalExecution((path) => http().get(path), before.body.id);
-    const last = await head();
+    const last = await headOf(t);
     await waitFor(() => (idleHeadOf(CHAINS_CONSUMER) >= last ? true : undefined), 'an idle pass past the run');
     expect(handle).not.toHaveBeenCalled();
 
@@ -173,10 +167,10 @@ describe('chains: while no job has a trigger', () => {
       .expect(200);
     const after = await http().post(`/jobs/${a.id}/executions`).expect(201);
     await finalExecution((path) => http().get(path), after.body.id);
-    await waitFor(async () => ((await runsOf(b.id)).length > 0 ? true : undefined), 'B to be triggered');
-    const settledHead = await head();
-    await waitFor(async () => ((await cursor()) >= settledHead ? true : undefined), 'the chains consumer to catch up');
-    expect(await runsOf(b.id)).toEqual([expect.objectContaining({ trigger: 'CHAIN', triggeredBy: after.body.id })]);
+    await waitFor(async () => ((await executionsOf(t, b.id)).length > 0 ? true : undefined), 'B to be triggered');
+    expect(await settledRunsOf(t, b.id)).toEqual([
+      expect.objectContaining({ trigger: 'CHAIN', triggeredBy: after.body.id }),
+    ]);
     expect(handle).toHaveBeenCalled();
   });
 });
