@@ -1,7 +1,7 @@
 /**
  * What one worker cycle costs PostgreSQL, by the number of runs it moves: the worker's own
- * statements (the repository's save of the ended runs, the claim, the save of the started ones,
- * in one transaction, as `WorkerService.cycle` runs them), sent one cycle after the other over one
+ * statements (the claim, then one save of the ended runs and the started ones, in one
+ * transaction, as `WorkerService.cycle` runs them), sent one cycle after the other over one
  * connection, with no command, worker process or listener beside them. The CPU is that
  * connection's backend's (from /proc), so what else the machine runs moves the figure far less
  * than it moves a burst's. A line through the cycle sizes splits the cost into what a cycle pays
@@ -73,32 +73,32 @@ async function perCall<T>(pid: number, body: (i: number, state: T) => Promise<un
   return median(rounds);
 }
 
-/** Claims up to `limit` queued runs and saves them started, in one transaction. */
-function startSome(db: Database, repository: SqlExecutionRepository, limit: number): Promise<Execution[]> {
+/**
+ * One cycle's transaction: `ended` saved with the runs it claims (up to `limit`) and starts, in
+ * one statement, as the worker's cycle writes them.
+ */
+function cycle(db: Database, repository: SqlExecutionRepository, ended: Execution[], limit: number) {
   return db.run(async () => {
     const now = new Date();
-    const claimed = await repository.lockDue(now, limit, WORKER);
+    for (const execution of ended) execution.succeed(0, now);
+    const claimed = limit > 0 ? await repository.lockDue(now, limit, WORKER) : [];
     if (claimed.length < limit) throw new Error(`only ${claimed.length} of ${limit} queued runs were claimed`);
     for (const execution of claimed) execution.start(now, WORKER.id);
-    await repository.saveClaimed(claimed, new Date(now.getTime() + 60_000));
+    const stale = await repository.saveAll([...ended, ...claimed], new Date(now.getTime() + 60_000));
+    if (stale.length > 0) throw new Error(`${stale.length} runs were changed by someone else`);
     return claimed;
   });
 }
+
+/** Claims up to `limit` queued runs and saves them started, in one transaction. */
+const startSome = (db: Database, repository: SqlExecutionRepository, limit: number) => cycle(db, repository, [], limit);
 
 /** Backend CPU per run of `runs` runs moved `size` at a time: each cycle ends the runs the one before started. */
 async function cycles(db: Database, repository: SqlExecutionRepository, pid: number, size: number, runs: number) {
   let running: Execution[] = [];
   const before = backendMs(pid);
   for (let started = 0; started < runs || running.length > 0;) {
-    const ended = running;
-    running = await db.run(async () => {
-      const now = new Date();
-      for (const execution of ended) execution.succeed(0, now);
-      const stale = await repository.saveAll(ended);
-      if (stale.length > 0) throw new Error(`${stale.length} runs were changed by someone else`);
-      // the claim and the starts join this transaction
-      return started < runs ? startSome(db, repository, size) : [];
-    });
+    running = await cycle(db, repository, running, started < runs ? size : 0);
     started += running.length;
   }
   return ((backendMs(pid) - before) * 1000) / runs;
@@ -132,12 +132,7 @@ async function measurePieces(
   const startUs = await perCall(pid, () => startSome(db, repository, 1), queue);
   const endUs = await perCall(
     pid,
-    (i, started: Execution[]) =>
-      db.run(async () => {
-        started[i]!.succeed(0, new Date());
-        const stale = await repository.saveAll([started[i]!]);
-        if (stale.length > 0) throw new Error('an ended run was changed by someone else');
-      }),
+    (i, started: Execution[]) => cycle(db, repository, [started[i]!], 0),
     async () => {
       await queue();
       return startSome(db, repository, PIECE_RUNS);

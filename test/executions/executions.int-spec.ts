@@ -372,6 +372,30 @@ describe('batch writes (the worker cycle)', () => {
     expect(rows).toEqual([{ retry_of: failed.id, attempt: 2, status: 'QUEUED' }]);
   });
 
+  it('applyAll writes started runs in the same statement, with their lease; one changed since its claim throws', async () => {
+    const service = t.app.get(ExecutionsService);
+    const [running, claimed, lost] = [await storedExecution(), await storedExecution(), await storedExecution()];
+    running.start(at(1), 'w1');
+    await executions.save(running);
+    const lease = at(90);
+    claimed.start(at(2), 'w1');
+    const stale = await service.applyAll([{ execution: running, action: (e, now) => e.succeed(0, now) }], {
+      executions: [claimed],
+      leaseExpiresAt: lease,
+    });
+    expect(stale).toEqual([]);
+    expect(await row(running.id)).toMatchObject({ status: 'SUCCEEDED', version: 3 });
+    expect(await row(claimed.id)).toMatchObject({ status: 'RUNNING', version: 2, lease_expires_at: lease });
+
+    const other = (await executions.findById(lost.id))!;
+    other.cancel(at(3), { by: 'caller', actor: 'test' });
+    await executions.save(other);
+    lost.start(at(4), 'w1');
+    await expect(service.applyAll([], { executions: [lost], leaseExpiresAt: lease })).rejects.toThrow(
+      `Execution ${lost.id} was changed while being claimed`,
+    );
+  });
+
   it('applyAll throws the domain refusal before writing anything', async () => {
     const service = t.app.get(ExecutionsService);
     const [running, queued] = [await storedExecution(), await storedExecution()];

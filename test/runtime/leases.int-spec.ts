@@ -71,7 +71,7 @@ describe('the lease reaper (clock driven, no loops running)', () => {
     const claimed = await t.app.get(TransactionRunner).run(async () => {
       const due = await repository.lockDue(now, 1, { id: 'dead-worker', labels: {} });
       for (const execution of due) execution.start(now, 'dead-worker');
-      await repository.saveClaimed(due, new Date(now.getTime() + 5000));
+      await executions.applyAll([], { executions: due, leaseExpiresAt: new Date(now.getTime() + 5000) });
       return due;
     });
     expect(claimed.map((e) => e.id)).toEqual([queued.id]);
@@ -415,7 +415,9 @@ describe('leases on real nodes', () => {
         const due = await repository.lockDue(now, 1, { id: 'dead-worker', labels: {} });
         expect(due).toHaveLength(1);
         for (const execution of due) execution.start(now, 'ghost');
-        await repository.saveClaimed(due, new Date(now.getTime() - 1000));
+        await a.app
+          .get(ExecutionsService)
+          .applyAll([], { executions: due, leaseExpiresAt: new Date(now.getTime() - 1000) });
         return due[0]!;
       });
 

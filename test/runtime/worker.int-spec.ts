@@ -1,7 +1,10 @@
+import { jest } from '@jest/globals';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import { ExecutionRepository } from '../../src/executions/application/execution.repository.js';
+import { ExecutionStatus } from '../../src/executions/domain/execution-status.js';
 import { Database } from '../../src/shared/infrastructure/database.js';
 import type { Schema } from '../support/api-types.js';
 import { createJob, type JobFields } from '../support/jobs.js';
@@ -227,6 +230,65 @@ describe('a worker whose commands keep ending and starting', () => {
     const seen = readFileSync(counts, 'utf8').trim().split('\n').map(Number);
     expect(seen).toHaveLength(RUNS);
     expect(Math.max(...seen)).toBe(CONCURRENCY);
+  });
+});
+
+describe('what a worker cycle writes', () => {
+  const dir = join(tmpdir(), `orbit-cycle-writes-test-${process.pid}`);
+  let t: TestApp;
+  let saves: ExecutionStatus[][];
+
+  beforeAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    t = await createTestApp({
+      role: 'all',
+      // no poll comes within the tests: a run starts when the worker's own cycle claims it
+      env: { ORBIT_WORK_DIR: dir, ORBIT_WORKER_CONCURRENCY: '3', ORBIT_POLL_INTERVAL_MS: '600000' },
+    });
+    const repository = t.app.get(ExecutionRepository);
+    const saveAll = repository.saveAll.bind(repository);
+    jest.spyOn(repository, 'saveAll').mockImplementation((executions, lease) => {
+      saves.push(executions.map((execution) => execution.status));
+      return saveAll(executions, lease);
+    });
+  });
+  beforeEach(() => (saves = []));
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function runAll(fields: JobFields, count: number): Promise<void> {
+    const job = await createJob(t, { command: 'sleep 0.05', ...fields });
+    await t.db.sql(
+      `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, max_concurrent, status, attempt, trigger, due_at, created_at)
+       SELECT gen_random_uuid(), $1, command, 0, 60, max_concurrent, 'QUEUED', 1, 'MANUAL', now(), now()
+         FROM jobs, generate_series(1, $2) WHERE id = $1`,
+      [job.id, count],
+    );
+    await waitFor(async () => {
+      const { rows } = await t.db.sql(
+        `SELECT count(*)::int AS left FROM executions WHERE job_id = $1 AND status <> 'SUCCEEDED'`,
+        [job.id],
+      );
+      return rows[0].left === 0 ? true : undefined;
+    }, `${count} runs to succeed`);
+  }
+
+  it('saves the runs it ends and the runs it starts in one statement', async () => {
+    await runAll({}, 9);
+    const ended = (statuses: ExecutionStatus[]) => statuses.includes(ExecutionStatus.SUCCEEDED);
+    const started = (statuses: ExecutionStatus[]) => statuses.includes(ExecutionStatus.RUNNING);
+    expect(saves.some((statuses) => ended(statuses) && started(statuses))).toBe(true);
+  });
+
+  it("writes a limited lane's ended runs before its claim counts the lane, so the next run starts in that cycle", async () => {
+    // with the ended run counted as running, the claim would find the lane full, and the next
+    // run would wait for a poll that comes after the test's timeout
+    await runAll({ maxConcurrent: 1 }, 3);
+    expect(saves.length).toBeGreaterThan(0);
+    for (const statuses of saves)
+      expect(statuses.includes(ExecutionStatus.SUCCEEDED) && statuses.includes(ExecutionStatus.RUNNING)).toBe(false);
   });
 });
 

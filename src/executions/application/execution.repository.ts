@@ -46,8 +46,6 @@ export abstract class ExecutionRepository {
    * draining), by priority then oldest first, within their limits, skipping rows others hold.
    */
   abstract lockDue(now: Date, limit: number, worker: ClaimingWorker): Promise<Execution[]>;
-  /** Persists executions a worker just started, with their lease. */
-  abstract saveClaimed(executions: Execution[], leaseExpiresAt: Date): Promise<void>;
   /** Extends the leases of `ids` still RUNNING on `workerId`; a row another transaction holds is not waited for. */
   abstract renewLeases(workerId: string, ids: string[], leaseExpiresAt: Date): Promise<LeaseRenewal>;
   /** Locks RUNNING executions whose worker's lease ran out before `now`. */

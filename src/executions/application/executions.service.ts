@@ -37,6 +37,12 @@ export interface BackfillResult {
 /** How often an action is re-read and re-applied when another writer changed the execution first. */
 const STALE_WRITE_ATTEMPTS = 5;
 
+/** Executions a worker's cycle claimed and started, and the lease they run under. */
+export interface Started {
+  executions: Execution[];
+  leaseExpiresAt: Date | null;
+}
+
 @Injectable()
 export class ExecutionsService {
   private readonly logger = new Logger(ExecutionsService.name);
@@ -193,11 +199,21 @@ export class ExecutionsService {
    * `apply` for many executions, in one statement each for the rows and for the retries. A
    * domain refusal throws before anything is written; the executions someone else changed
    * first are answered, unwritten, for the caller to read again.
+   *
+   * `started` are executions the caller's transaction claimed and started: the same statement
+   * writes them, with their lease (one statement per worker cycle). They were locked by the
+   * claim, so none can have changed: one that did throws.
    */
-  async applyAll(changes: { execution: Execution; action: ExecutionChange }[]): Promise<Execution[]> {
+  async applyAll(
+    changes: { execution: Execution; action: ExecutionChange }[],
+    started: Started = { executions: [], leaseExpiresAt: null },
+  ): Promise<Execution[]> {
     const now = this.clock.now();
     for (const { execution, action } of changes) action(execution, now);
-    const stale = new Set(await this.executions.saveAll(changes.map((change) => change.execution)));
+    const saved = [...changes.map((change) => change.execution), ...started.executions];
+    const stale = new Set(await this.executions.saveAll(saved, started.leaseExpiresAt));
+    const lost = started.executions.find((execution) => stale.has(execution));
+    if (lost) throw new StaleWriteError(`Execution ${lost.id} was changed while being claimed`);
     const landed = changes.filter((change) => !stale.has(change.execution));
     const written = landed.map((change) => change.execution);
     const { baseMs, maxMs } = this.retrySettings;

@@ -229,6 +229,11 @@ export class Execution {
     return this.props.status === ExecutionStatus.FAILED && this.props.attempt <= this.props.maxRetries;
   }
 
+  /** Whether the run is in a lane with a limit: its job's most concurrent runs, or a concurrency group. */
+  get limited(): boolean {
+    return this.props.maxConcurrent !== null || this.props.concurrencyGroup !== null;
+  }
+
   /** The next attempt of a failed execution: same copied configuration, due after `delayMs`. */
   retry(now: Date, delayMs: number): Execution {
     if (!this.retryable) {

@@ -82,11 +82,6 @@ export class SqlExecutionRepository extends ExecutionRepository {
     return free.filter((row) => row.id !== null).map(({ limitedQueued: _, ...row }) => Execution.restore(row));
   }
 
-  async saveClaimed(executions: Execution[], leaseExpiresAt: Date): Promise<void> {
-    const [stale] = await this.saveAll(executions, leaseExpiresAt);
-    if (stale) throw new StaleWriteError(`Execution ${stale.id} was changed while being claimed`);
-  }
-
   async renewLeases(workerId: string, ids: string[], leaseExpiresAt: Date): Promise<LeaseRenewal> {
     if (ids.length === 0) return { renewed: [], held: [] };
     // rows a writer holds are skipped, not waited for: the worker's own cycle holds some while it

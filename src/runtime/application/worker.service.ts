@@ -185,9 +185,7 @@ export class WorkerService implements OnModuleInit, BackgroundService, Wakeable 
       try {
         stale = await this.transactions.run(async () => {
           now = this.clock.now();
-          const stale = await this.recordAll(done, now);
-          await this.claim(now, done.length, claim);
-          return stale;
+          return this.recordAndClaim(done, now, claim);
         });
       } catch (error) {
         this.claiming -= claim.claimed.length;
@@ -200,6 +198,7 @@ export class WorkerService implements OnModuleInit, BackgroundService, Wakeable 
         continue;
       }
       this.claiming -= claim.claimed.length;
+      for (const execution of claim.claimed) this.metrics.transitioned(execution);
       for (const execution of claim.claimed) this.launch(execution);
       for (const item of done) if (!stale.includes(item.run.execution)) this.recorded(item.run);
       for (const item of done) if (stale.includes(item.run.execution)) await this.recordAlone(item);
@@ -213,20 +212,33 @@ export class WorkerService implements OnModuleInit, BackgroundService, Wakeable 
     return this.draining ? 0 : this.config.workerConcurrency - this.running.size - this.claiming + freed;
   }
 
-  /** The outcomes and outputs of ended commands; answers the executions someone else changed meanwhile. */
-  private async recordAll(done: Finished[], now: Date): Promise<Execution[]> {
-    if (done.length === 0) return [];
-    await this.outputs.saveAll(
-      done.map(({ run, output }) => ({ executionId: run.execution.id, output })),
-      now,
-    );
-    return this.executions.applyAll(done.map(({ run, action }) => ({ execution: run.execution, action })));
+  /**
+   * Records the outcomes and outputs of ended commands and claims for the free slots, the ended
+   * and the started runs written by one statement; answers the ended executions someone else
+   * changed meanwhile. A run in a lane with a limit is written ended before the claim, which
+   * counts the lane's running runs.
+   */
+  private async recordAndClaim(done: Finished[], now: Date, claim: Claim): Promise<Execution[]> {
+    const ended = done.map(({ run, action }) => ({ execution: run.execution, action }));
+    if (done.length > 0) {
+      await this.outputs.saveAll(
+        done.map(({ run, output }) => ({ executionId: run.execution.id, output })),
+        now,
+      );
+    }
+    const endsFirst = ended.some(({ execution }) => execution.limited);
+    const stale = endsFirst ? await this.executions.applyAll(ended) : [];
+    await this.claim(now, done.length, claim);
+    const rest = endsFirst ? [] : ended;
+    if (rest.length === 0 && claim.claimed.length === 0) return stale;
+    const started = { executions: claim.claimed, leaseExpiresAt: this.leases.leaseFrom(now) };
+    return [...stale, ...(await this.executions.applyAll(rest, started))];
   }
 
   /**
-   * Claims for the free slots. Claims take turns from counting the slots to locking the rows,
-   * so cycles side by side never claim more than there are slots; the rows stay counted in
-   * `claiming` until the cycle launches them (or fails).
+   * Claims for the free slots and starts them (unwritten). Claims take turns from counting the
+   * slots to locking the rows, so cycles side by side never claim more than there are slots; the
+   * rows stay counted in `claiming` until the cycle launches them (or fails).
    */
   private async claim(now: Date, freed: number, claim: Claim): Promise<void> {
     const turn = this.claimTurn.then(async () => {
@@ -237,11 +249,7 @@ export class WorkerService implements OnModuleInit, BackgroundService, Wakeable 
     });
     this.claimTurn = turn.catch(() => undefined);
     await turn;
-    const due = claim.claimed;
-    if (due.length === 0) return;
-    for (const execution of due) execution.start(now, this.id);
-    await this.executionRepository.saveClaimed(due, this.leases.leaseFrom(now));
-    for (const execution of due) this.metrics.transitioned(execution);
+    for (const execution of claim.claimed) execution.start(now, this.id);
   }
 
   private launch(execution: Execution): void {
