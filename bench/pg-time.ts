@@ -106,7 +106,7 @@ async function reportCycleCosts(bench: Bench): Promise<void> {
   for (const cost of costs) {
     bench.report.add({
       scenario: 'pgtime',
-      measure: `a worker cycle that ends ${cost.size} and starts ${cost.size} (save, claim, save, commit), backend CPU per run`,
+      measure: `a worker cycle that ends ${cost.size} and starts ${cost.size} (claim, one save, commit), backend CPU per run`,
       figure: `${cost.perRunUs.toFixed(0)} µs`,
       target: 'report',
       verdict: 'info',
