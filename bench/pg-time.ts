@@ -9,7 +9,14 @@
  * Then what one worker cycle costs PostgreSQL by the number of runs it moves (see cycle-cost.ts):
  * the part a cycle pays whatever it moves, and the part each run adds; and the pieces of a cycle
  * alone (an empty transaction, a round trip, a commit's WAL flush, a lone start and end).
+ *
+ * Last, what the notices of the events channel cost the database's other connections: a c8
+ * burst beside idle connections that LISTEN on a channel nobody notifies (PostgreSQL signals every
+ * listening connection of the database at each commit that notified, whatever its channels),
+ * and how many notices the burst sent.
  */
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
 import { burstOnce } from './burst.js';
 import { CYCLE_SIZES, fixedAndPerRun, measureCycleCosts } from './cycle-cost.js';
 import { Bench, clearExecutions, createJob, deleteJobs, log, scalar } from './support.js';
@@ -96,6 +103,58 @@ export async function runPgTime(bench: Bench): Promise<void> {
     await deleteJobs(db, PREFIX);
   }
   await reportCycleCosts(bench);
+  await reportListenerCost(bench);
+}
+
+/** Idle connections beside the burst that LISTEN on a channel nobody notifies. */
+const IDLE_LISTENERS = 8;
+
+/** A backend's CPU so far, ms (its scheduler's count, in ns: finer than /proc's ticks). */
+const backendCpuMs = (pid: number) => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+
+async function reportListenerCost(bench: Bench): Promise<void> {
+  const { burst } = bench.settings;
+  const clients: pg.Client[] = [];
+  const jobId = await createJob(bench.db, PREFIX);
+  try {
+    const listen = async (channel: string) => {
+      const client = new pg.Client({ connectionString: bench.url, application_name: 'bench-listener' });
+      clients.push(client);
+      await client.connect();
+      await client.query(`LISTEN ${channel}`);
+      const [{ pid }] = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows as [
+        { pid: number },
+      ];
+      return { client, pid };
+    };
+    const idle = await Promise.all(Array.from({ length: IDLE_LISTENERS }, () => listen('bench_nobody_notifies')));
+    const events = await listen('orbit_events');
+    let notices = 0;
+    events.client.on('notification', () => notices++);
+    log(`pgtime: ${burst} × \`true\` at c8 beside ${IDLE_LISTENERS} idle listening connections`);
+    const before = idle.map(({ pid }) => backendCpuMs(pid));
+    await burstOnce(bench, jobId, [8]);
+    const listenerUs = (idle.reduce((sum, { pid }, i) => sum + backendCpuMs(pid) - before[i]!, 0) * 1000) / burst;
+    bench.report.figure('listeners', { idle: IDLE_LISTENERS, listenerUsPerRun: listenerUs / IDLE_LISTENERS, notices });
+    bench.report.add({
+      scenario: 'pgtime',
+      measure: `each idle connection that LISTENs in the database, during a c8 burst (${IDLE_LISTENERS} of them)`,
+      figure: `${(listenerUs / IDLE_LISTENERS).toFixed(1)} µs of PostgreSQL CPU per run`,
+      target: 'report',
+      verdict: 'info',
+    });
+    bench.report.add({
+      scenario: 'pgtime',
+      measure: '… notices on the events channel in that burst',
+      figure: `${(notices / burst).toFixed(3)} per run (${notices})`,
+      target: 'report',
+      verdict: 'info',
+    });
+  } finally {
+    await Promise.all(clients.map((client) => client.end().catch(() => undefined)));
+    await clearExecutions(bench.db);
+    await deleteJobs(bench.db, PREFIX);
+  }
 }
 
 async function reportCycleCosts(bench: Bench): Promise<void> {

@@ -43,6 +43,7 @@ import { EndsByBlockRange1766545200000 } from '../../migrations/1766545200000-En
 import { FailedRunsByEnd1766552400000 } from '../../migrations/1766552400000-FailedRunsByEnd.js';
 import { QueuedRunsByJob1766559600000 } from '../../migrations/1766559600000-QueuedRunsByJob.js';
 import { TriggeredJobsIndex1766566800000 } from '../../migrations/1766566800000-TriggeredJobsIndex.js';
+import { EventWakeupsPerSession1766574000000 } from '../../migrations/1766574000000-EventWakeupsPerSession.js';
 
 export const MIGRATIONS = [
   InitialSchema1764460800000,
@@ -89,6 +90,7 @@ export const MIGRATIONS = [
   FailedRunsByEnd1766552400000,
   QueuedRunsByJob1766559600000,
   TriggeredJobsIndex1766566800000,
+  EventWakeupsPerSession1766574000000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

@@ -18,7 +18,7 @@ import { AfterQuery, EVENT_PAGE, ListEventsQuery, MAX_AFTER } from './dto/list-e
 
 const STREAM_DESCRIPTION = [
   'Server-sent events: every event after the cursor, in order, then each new one as it is written',
-  '(woken by NOTIFY within milliseconds). Each message is `id: <seq>` and `data: <the event as JSON>`',
+  '(woken by NOTIFY: at once, or within about 150 ms under load). Each message is `id: <seq>` and `data: <the event as JSON>`',
   '(the schema of GET /events items). The cursor is the `Last-Event-ID` header (sent by EventSource when',
   'it reconnects), else `after`, else the newest event at connection (only new events follow). Only the events',
   "of the jobs of the caller's teams are sent. The stream",

@@ -7,9 +7,17 @@ import { EventWakeups } from '../application/event-wakeups.js';
 export const EVENTS_CHANNEL = 'orbit_events';
 
 /**
+ * A session notifies a run's change of status at most once per 100 ms (the EventWakeupsPerSession
+ * migration): the followers are woken again this long after the last notice, so that a change
+ * whose notice was held back is read then at the latest (50 ms for its transaction to commit).
+ */
+export const TRAILING_WAKE_MS = 150;
+
+/**
  * One connection per process that LISTENs on the events channel, opened when the first follower
- * waits (a node that nobody follows opens none). Each time it listens again after a drop it
- * wakes every follower, so that they read what was written meanwhile.
+ * waits (a node that nobody follows opens none). Each notice wakes every follower, and again
+ * TRAILING_WAKE_MS after the last one. Each time it listens again after a drop it wakes every
+ * follower, so that they read what was written meanwhile.
  */
 @Injectable()
 export class PgEventListener extends EventWakeups implements OnApplicationShutdown {
@@ -18,18 +26,22 @@ export class PgEventListener extends EventWakeups implements OnApplicationShutdo
   private closed = false;
   private wakes = 0;
   private readonly waiting = new Set<() => void>();
+  private trailing: NodeJS.Timeout | undefined;
 
   constructor(db: Database) {
     super();
-    const wakeAll = () => this.wakeAll();
     this.connection = new ListenConnection(
       db.url,
       [EVENTS_CHANNEL],
       'orbit-events-listen',
       new Logger(PgEventListener.name),
       {
-        notified: wakeAll,
-        listening: wakeAll,
+        notified: () => {
+          this.wakeAll();
+          clearTimeout(this.trailing);
+          this.trailing = setTimeout(() => this.wakeAll(), TRAILING_WAKE_MS).unref();
+        },
+        listening: () => this.wakeAll(),
       },
     );
   }
@@ -59,6 +71,7 @@ export class PgEventListener extends EventWakeups implements OnApplicationShutdo
 
   async onApplicationShutdown(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.trailing);
     this.wakeAll();
     await this.connection.close();
   }
