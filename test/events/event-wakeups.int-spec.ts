@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { EventLog } from '../../src/events/application/event-log.js';
@@ -6,6 +5,7 @@ import { EventWakeups } from '../../src/events/application/event-wakeups.js';
 import { followEvents } from '../../src/events/application/follow-events.js';
 import { OrbitEvent } from '../../src/events/domain/orbit-event.js';
 import { closeMigratable, migratableDatabase, undoFrom } from '../support/migrations.js';
+import { runBySql } from '../support/runs-by-sql.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { insertJob, TestDatabase } from '../support/test-database.js';
 
@@ -13,17 +13,6 @@ const MIGRATION = 'EventWakeupsPerSession1766574000000';
 
 const T0 = new Date('2026-12-06T10:00:00.000Z');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** A queued run of `jobId`, inserted at T0 (its insert notifies: the created event's trigger). */
-async function queued(db: TestDatabase, jobId: string): Promise<string> {
-  const id = randomUUID();
-  await db.sql(
-    `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger, due_at, created_at)
-     VALUES ($1, $2, 'true', 0, 60, 'QUEUED', 1, 'MANUAL', $3, $3)`,
-    [id, jobId, T0],
-  );
-  return id;
-}
 
 /**
  * The transactions that start each of `ids`, one after the other in one round trip of the
@@ -52,6 +41,8 @@ describe("the followers' wake-ups", () => {
     let listener: pg.Client;
     let jobId: string;
     let notices = 0;
+    // each insert notifies too (the created event's trigger)
+    const queued = runBySql(() => db, T0).queue;
 
     beforeAll(async () => {
       ({ db, source } = await migratableDatabase());
@@ -77,15 +68,15 @@ describe("the followers' wake-ups", () => {
     };
 
     it('three changes of one session within 100 ms notify once, and a change after the window again', async () => {
-      const ids = [await queued(db, jobId), await queued(db, jobId), await queued(db, jobId)];
+      const ids = [await queued(jobId), await queued(jobId), await queued(jobId)];
       await sleep(300); // the inserts' notices are in
       expect(await noticesOf(() => db.sql(starts(ids)))).toBe(1);
       // past the window: its insert notifies (the created event's trigger), and so does its start
-      expect(await noticesOf(async () => db.sql(starts([await queued(db, jobId)])))).toBe(2);
+      expect(await noticesOf(async () => db.sql(starts([await queued(jobId)])))).toBe(2);
     });
 
     it('a change in a transaction that rolled back takes its stamp back with its notice', async () => {
-      const [first, second] = [await queued(db, jobId), await queued(db, jobId)];
+      const [first, second] = [await queued(jobId), await queued(jobId)];
       await sleep(300); // past the window, and the inserts' notices are in
       // the first start is rolled back: nothing was notified, so the second notifies
       expect(await noticesOf(() => db.sql(starts([first], true) + starts([second])))).toBe(1);
@@ -94,7 +85,7 @@ describe("the followers' wake-ups", () => {
 
     it('undone, every transaction that changes a status notifies', async () => {
       await undoFrom(source, MIGRATION);
-      const ids = [await queued(db, jobId), await queued(db, jobId), await queued(db, jobId)];
+      const ids = [await queued(jobId), await queued(jobId), await queued(jobId)];
       await sleep(300);
       expect(await noticesOf(() => db.sql(starts(ids)))).toBe(3);
     });
@@ -110,7 +101,8 @@ describe("the followers' wake-ups", () => {
 
     it('reads a change whose notice was held back, without waiting for its poll', async () => {
       const jobId = await insertJob(t.db, { name: 'held-back' });
-      const [first, second] = [await queued(t.db, jobId), await queued(t.db, jobId)];
+      const { queue } = runBySql(() => t.db, T0);
+      const [first, second] = [await queue(jobId), await queue(jobId)];
       const after = Number((await t.db.sql(`SELECT max(seq) AS seq FROM events`)).rows[0].seq);
       const abort = new AbortController();
       const seen: OrbitEvent[] = [];
