@@ -38,7 +38,7 @@ const PER_WINDOW = `      IF coalesce(nullif(current_setting('orbit.events_woken
  * per 100 ms per database session, instead of in every transaction that changes one.
  *
  * Why: PostgreSQL signals every backend of the database that LISTENs, on any channel, at each
- * commit that notified, and each reads the notice queue: about 11 µs of PostgreSQL CPU per run and
+ * commit that notified, and each reads the notice queue: about 10 µs of PostgreSQL CPU per run and
  * per listening connection at concurrency 8, so a cluster's cost per run grew with its number of
  * nodes. A commit that notified also holds the cluster's notify lock through its WAL flush, so
  * such commits follow one another. A worker's cycle notified at every commit.

@@ -11,7 +11,7 @@ export const EVENTS_CHANNEL = 'orbit_events';
  * migration): the followers are woken again this long after the last notice, so that a change
  * whose notice was held back is read then at the latest (50 ms for its transaction to commit).
  */
-export const TRAILING_WAKE_MS = 150;
+const TRAILING_WAKE_MS = 150;
 
 /**
  * One connection per process that LISTENs on the events channel, opened when the first follower
