@@ -122,10 +122,8 @@ async function reportListenerCost(bench: Bench): Promise<void> {
       clients.push(client);
       await client.connect();
       await client.query(`LISTEN ${channel}`);
-      const [{ pid }] = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows as [
-        { pid: number },
-      ];
-      return { client, pid };
+      const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      return { client, pid: rows[0]!.pid };
     };
     const idle = await Promise.all(Array.from({ length: IDLE_LISTENERS }, () => listen('bench_nobody_notifies')));
     const events = await listen('orbit_events');
