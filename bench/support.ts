@@ -47,6 +47,8 @@ export interface Settings {
   apiRows: number;
   apiSeconds: number;
   apiRounds: number;
+  /** Pairs of c8 bursts, Orbit's and graphile-worker's in turns, behind the PostgreSQL CPU ratio. */
+  pgRounds: number;
   footprintSeconds: number;
   dashboardJobs: number;
   dashboardRows: number;
@@ -86,6 +88,7 @@ export function readSettings(env: Env = process.env): Settings {
     apiRows: int('BENCH_API_ROWS', 1_000_000),
     apiSeconds: int('BENCH_API_SECONDS', 10),
     apiRounds: int('BENCH_API_ROUNDS', 2),
+    pgRounds: int('BENCH_PG_ROUNDS', 3),
     footprintSeconds: int('BENCH_FOOTPRINT_SECONDS', 30),
     dashboardJobs: int('BENCH_DASHBOARD_JOBS', 10_000),
     dashboardRows: int('BENCH_DASHBOARD_ROWS', 1_000_000),
