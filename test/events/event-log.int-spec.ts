@@ -149,6 +149,24 @@ describe('reading the events never passes a gap an open transaction may fill', (
     expect(await latest).toBe(newest);
   });
 
+  it('the newest seq, while a writer stays open past the wait, is before the gap it may fill', async () => {
+    const slow = await client();
+    await slow.query('BEGIN');
+    const held = await queue(slow);
+    const newest = await queue(null);
+    let start: number;
+    try {
+      const began = Date.now();
+      start = await log.latestSeq();
+      expect(Date.now() - began).toBeGreaterThanOrEqual(900); // it waited for the writer, which stayed
+      expect(start).toBeLessThan(held); // from `newest`, a stream would never get `held`
+    } finally {
+      await slow.query('COMMIT');
+    }
+    const followed = await seqs(start);
+    expect(followed.filter((seq) => seq >= held)).toEqual([held, newest]);
+  });
+
   it('the newest seq is one statement, with no wait, while transactions that wrote no event are open', async () => {
     const newest = await queue(null);
     const busy = await client();

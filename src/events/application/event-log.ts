@@ -11,7 +11,9 @@ export abstract class EventLog {
   abstract readAfter(after: number, limit: number, teams?: readonly string[]): Promise<OrbitEvent[]>;
   /**
    * The seq of the newest event (0 when there is none), once the transactions writing events at
-   * the call have ended (one of them may hold a smaller seq); at once when none is.
+   * the call have ended (one of them may hold a smaller seq); at once when none is. When one is
+   * still open after the wait for a gap, the seq before the first gap it may fill: a stream that
+   * starts there misses none of the events that commit after the call.
    */
   abstract latestSeq(): Promise<number>;
   /**

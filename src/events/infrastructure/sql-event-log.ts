@@ -101,6 +101,9 @@ export const LATEST = `
                   (SELECT max(seq) FROM execution_end_events), 0) AS seq,
          (SELECT coalesce(array_agg(virtualtransaction), '{}') FROM (${EVENT_WRITERS}) AS w) AS writers`;
 
+/** How far below the newest seq latestSeq looks for a gap that a writer still open may fill. */
+export const UNSETTLED_REACH = 1_000;
+
 export interface GapWait {
   /** How long a read waits for the open transactions that write events before it answers the events up to the gap only. */
   maxMs: number;
@@ -133,8 +136,20 @@ export class SqlEventLog extends EventLog {
     return this.read(after, String(rows[rows.length - 1]!.seq), limit, teams);
   }
 
+  /**
+   * When a writer stays open past the wait, its event may still fill a gap below the newest seq:
+   * the answer is then the seq before the first gap among the newest UNSETTLED_REACH, so a
+   * stream that starts there gets that event when it commits (and the events after the gap that
+   * had committed already), instead of starting past it.
+   */
   async latestSeq(): Promise<number> {
-    return (await this.latest()).seq;
+    const { seq, settled } = await this.latest();
+    if (settled) return seq;
+    const [row] = await this.db.rows<{ missing: string | null }>(FIRST_MISSING, [
+      Math.max(0, seq - UNSETTLED_REACH),
+      seq,
+    ]);
+    return row?.missing === null || row?.missing === undefined ? seq : Number(row.missing) - 1;
   }
 
   async settledSeq(): Promise<number | null> {
