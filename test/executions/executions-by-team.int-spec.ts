@@ -119,7 +119,7 @@ describe("a team's executions, by index", () => {
         const page = await reads.listJson({ teams: [team] }, PAGE);
         expect(ids(page.items)).toEqual(await expected(team));
         const statement = spy.mock.calls.map(([text]) => text).find((text) => text.includes('FROM executions'));
-        expect({ team, jobByJob: statement?.includes('CROSS JOIN LATERAL') }).toEqual({ team, jobByJob });
+        expect({ team, jobByJob: statement?.includes('FROM jobs j CROSS JOIN LATERAL') }).toEqual({ team, jobByJob });
 
         const { text, params } = listStatement({ teams: [team] }, PAGE, jobByJob);
         const cost = await planCost(sql, text, params);

@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { SqlExecutionReadModel } from '../../src/executions/infrastructure/sql-execution-read-model.js';
+import { ExecutionFilter } from '../../src/executions/application/execution-read-model.js';
+import { ExecutionStatus } from '../../src/executions/domain/execution-status.js';
+import {
+  QUEUED_JOB_BY_JOB,
+  SqlExecutionReadModel,
+} from '../../src/executions/infrastructure/sql-execution-read-model.js';
 import { SqlExecutionRepository } from '../../src/executions/infrastructure/sql-execution.repository.js';
 import { SqlJobHistory } from '../../src/executions/infrastructure/sql-job-history.js';
 import { SqlReplacingRuns } from '../../src/executions/infrastructure/sql-replacing-runs.js';
+import { decodeCursor } from '../../src/shared/application/page.js';
 import { Database } from '../../src/shared/infrastructure/database.js';
 import { closeMigratable, migratableDatabase } from '../support/migrations.js';
 import { runBySql } from '../support/runs-by-sql.js';
@@ -134,6 +140,39 @@ describe("a job's runs, read by index behind another job's backlog", () => {
     expect(locked.buffers).toBeLessThan(few);
   });
 
+  /** The ids of a page of the newest runs of all, as a plain query answers them (after `cursor`, with `where`). */
+  async function newestOfAll(where: string, cursor?: { createdAt: Date; id: string }): Promise<string[]> {
+    const after = cursor ? `AND (created_at, id) < ($1, $2)` : '';
+    const { rows } = await db.sql(
+      `SELECT id FROM executions WHERE ${where} ${after} ORDER BY created_at DESC, id DESC LIMIT 50`,
+      cursor ? [cursor.createdAt, cursor.id] : [],
+    );
+    return rows.map((row: { id: string }) => row.id);
+  }
+  /** Two pages of the list with `filter`, each against the plain query, and the most buffers a statement touched. */
+  async function twoPages(filter: ExecutionFilter, where: string): Promise<number> {
+    const reads = new SqlExecutionReadModel(explaining);
+    const ids = (items: string[]) => items.map((json) => (JSON.parse(json) as { id: string }).id);
+    const first = await measured(() => reads.listJson(filter, { limit: 50 }));
+    expect(ids(first.answer.items)).toEqual(await newestOfAll(where));
+    const cursor = decodeCursor(first.answer.nextCursor!);
+    const second = await measured(() => reads.listJson(filter, { limit: 50, cursor }));
+    expect(ids(second.answer.items)).toEqual(await newestOfAll(where, cursor));
+    expect(second.answer.items).toHaveLength(50);
+    return Math.max(first.buffers, second.buffers);
+  }
+
+  it("the newest runs of all, and the queued ones: a job's backlog read by index", async () => {
+    const { rows } = await db.sql(`SELECT relpages FROM pg_class WHERE relname = 'executions_active'`);
+    // the running runs have no index by creation either, but they are as many as the workers run
+    // (here each may lie on a page of its own); the queued ones, however many, are read job by job
+    const bound = few + OTHERS_RUNNING + MINE.running;
+    expect(bound).toBeLessThan(rows[0].relpages); // what reading the partition whole takes
+    expect(await twoPages({}, 'true')).toBeLessThan(bound);
+    // the backlog's runs of a page, queued at one instant, lie in the order of their ids: a page each
+    expect(await twoPages({ status: ExecutionStatus.QUEUED }, `status = 'QUEUED'`)).toBeLessThan(few + 50);
+  });
+
   it('its scheduled run that a run replaces', async () => {
     const replacing = new SqlReplacingRuns(explaining);
     await db.sql(`UPDATE executions SET trigger = 'SCHEDULE', scheduled_for = created_at WHERE id = $1`, [
@@ -143,5 +182,19 @@ describe("a job's runs, read by index behind another job's backlog", () => {
     const { answer, buffers } = await measured(() => replacing.scheduledBetween(jobId, newestFirst[0]!, T0, end));
     expect(answer).toBe(newestFirst[1]);
     expect(buffers).toBeLessThan(few);
+  });
+
+  it('the newest queued runs of more jobs than are read job by job: the same pages', async () => {
+    const jobs: string[] = [];
+    for (let i = 0; i <= QUEUED_JOB_BY_JOB; i++)
+      jobs.push(await insertJob(db, { id: randomUUID(), name: `many-${i}` }));
+    await db.sql(
+      `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger, due_at, created_at)
+       SELECT gen_random_uuid(), job, 'true', 0, 60, 'QUEUED', 1, 'MANUAL', $2::timestamptz, $2::timestamptz - n * interval '1 second'
+         FROM unnest($1::uuid[]) WITH ORDINALITY AS j (job, n)`,
+      [jobs, new Date(T0.getTime() + 30 * 60_000)],
+    );
+    await twoPages({}, 'true');
+    await twoPages({ status: ExecutionStatus.QUEUED }, `status = 'QUEUED'`);
   });
 });

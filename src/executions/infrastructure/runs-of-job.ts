@@ -33,7 +33,7 @@ export function runsOfJob(select: string, where: string, tail = '', statuses?: r
 }
 
 /** The ORDER BY of a job's runs, newest first, as its list and its indexes by job have them. */
-const NEWEST_FIRST = 'ORDER BY e.created_at DESC, e.id DESC';
+export const NEWEST_FIRST = 'ORDER BY e.created_at DESC, e.id DESC';
 
 /**
  * A job's newest runs where `where` holds, `limit` at most after the first `offset`: each part

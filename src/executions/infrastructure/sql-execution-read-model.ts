@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { encodeCursor, Page, PageRequest } from '../../shared/application/page.js';
 import { Database } from '../../shared/infrastructure/database.js';
 import { ExecutionFilter, ExecutionReadModel } from '../application/execution-read-model.js';
-import { newestRunsOfJob } from './runs-of-job.js';
+import { EXECUTION_STATUSES, ExecutionStatus, isFinal } from '../domain/execution-status.js';
+import { NEWEST_FIRST, newestRunsOfJob } from './runs-of-job.js';
 
 /**
  * Sends each execution's `response_json`: PostgreSQL writes it when a run ends (see the
@@ -64,7 +65,7 @@ export function listStatement(
   const conditions: string[] = [];
   const params: unknown[] = [];
   const param = (value: unknown) => `$${params.push(value)}`;
-  if (filter.status) conditions.push(`e.status = ${param(filter.status)}`);
+  const status = filter.status && `e.status = ${param(filter.status)}`;
   if (filter.retryOf) conditions.push(`e.retry_of = ${param(filter.retryOf)}`);
   if (filter.idPrefix) {
     const [lowest, highest] = uuidRange(filter.idPrefix);
@@ -83,7 +84,7 @@ export function listStatement(
   const newestOfJob = (job: string) =>
     newestRunsOfJob(
       `${EXECUTION_JSON}, e.created_at, e.id`,
-      [`e.job_id = ${job}`, ...conditions].join(' AND '),
+      [`e.job_id = ${job}`, ...(status ? [status] : []), ...conditions].join(' AND '),
       limit,
       { statuses: filter.status && [filter.status] },
     );
@@ -98,17 +99,65 @@ export function listStatement(
     const teams = param(filter.teams);
     const text = `SELECT e.json FROM jobs j CROSS JOIN LATERAL (${newestOfJob('j.id')}) AS e
       WHERE j.team = ANY (${teams}::text[])
-      ORDER BY e.created_at DESC, e.id DESC LIMIT ${limit}`;
+      ${NEWEST_FIRST} LIMIT ${limit}`;
     return { text, params };
   }
   // the walk the other filters pick, each row's job looked up among the teams'
   if (filter.teams) {
     conditions.push(`e.job_id IN (SELECT id FROM jobs WHERE team = ANY (${param(filter.teams)}::text[]))`);
   }
-  const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
-  const text = `SELECT ${EXECUTION_JSON} FROM executions e ${where}
-     ORDER BY e.created_at DESC, e.id DESC LIMIT ${limit}`;
+  if (status && filter.status !== ExecutionStatus.QUEUED) {
+    const text = `SELECT ${EXECUTION_JSON} FROM executions e WHERE ${[status, ...conditions].join(' AND ')}
+       ${NEWEST_FIRST} LIMIT ${limit}`;
+    return { text, params };
+  }
+  // the queue partition has no index by creation: its queued runs are read job by job when few
+  // jobs have any (newestQueued), and each other place by its own index
+  const places = [
+    ...(status ? [] : [`e.status IN (${FINAL}) AND`, `e.status = 'RUNNING' AND`]).map(
+      (place) => `(SELECT e AS run, e.created_at, e.id FROM executions e WHERE ${place} ${all(conditions)}
+         ${NEWEST_FIRST} LIMIT ${limit})`,
+    ),
+    newestQueued(status ? [status, ...conditions] : conditions, limit),
+  ];
+  const text = `SELECT coalesce((p.run).response_json, orbit_execution_json(p.run)) AS json
+    FROM (SELECT * FROM (${places.join(' UNION ALL ')}) AS e ${NEWEST_FIRST} LIMIT ${limit}) AS p
+   ORDER BY p.created_at DESC, p.id DESC`;
   return { text, params };
+}
+
+const FINAL = EXECUTION_STATUSES.filter(isFinal)
+  .map((status) => `'${status}'`)
+  .join(', ');
+/** `conditions` joined by AND, or a condition that always holds. */
+const all = (conditions: readonly string[]) => (conditions.length > 0 ? conditions.join(' AND ') : 'true');
+
+/** With at most this many jobs having queued runs, a page of the newest queued runs is read job by job. */
+export const QUEUED_JOB_BY_JOB = 100;
+
+/**
+ * The newest queued runs where `conditions` hold (on `e`), `limit` at most, each as its whole row
+ * (`run`), with `created_at` and `id`. The queue partition keeps its queued runs by job only
+ * (executions_queued_job_newest_idx), so its jobs with queued runs are found by skipping through
+ * that index: when there are at most QUEUED_JOB_BY_JOB, each one's newest are read by that index,
+ * and a backlog of a few jobs, however long, costs a few index probes. With more, the queued runs
+ * are read whole and the newest kept (a queue of many jobs' runs, each job's few).
+ */
+function newestQueued(conditions: readonly string[], limit: number): string {
+  const newest = (where: string) => `SELECT e AS run, e.created_at, e.id FROM executions e
+     WHERE e.status = 'QUEUED' AND ${where} AND ${all(conditions)} ${NEWEST_FIRST} LIMIT ${limit}`;
+  return `(
+    WITH RECURSIVE queued_jobs AS (
+      (SELECT job_id FROM executions WHERE status = 'QUEUED' ORDER BY job_id LIMIT 1)
+      UNION ALL
+      SELECT (SELECT q.job_id FROM executions q WHERE q.status = 'QUEUED' AND q.job_id > j.job_id ORDER BY q.job_id LIMIT 1)
+        FROM queued_jobs j WHERE j.job_id IS NOT NULL
+    ),
+    few AS MATERIALIZED (SELECT job_id FROM queued_jobs WHERE job_id IS NOT NULL LIMIT ${QUEUED_JOB_BY_JOB + 1})
+    SELECT queued.* FROM few CROSS JOIN LATERAL (${newest('e.job_id = few.job_id')}) AS queued
+     WHERE (SELECT count(*) FROM few) <= ${QUEUED_JOB_BY_JOB}
+    UNION ALL
+    (${newest(`(SELECT count(*) FROM few) > ${QUEUED_JOB_BY_JOB}`)}))`;
 }
 
 /** The cursor after an item, read from its JSON: one parse per page instead of a timestamp per row. */
