@@ -15,7 +15,7 @@ import { SqlExecutionRepository } from '../src/executions/infrastructure/sql-exe
 import { dataSourceOptions } from '../src/postgres/data-source-options.js';
 import { Database } from '../src/shared/infrastructure/database.js';
 import { processTimes } from './cpu.js';
-import { Bench, clearExecutions, createJob, deleteJobs, enqueue, log } from './support.js';
+import { Bench, clearExecutions, createJob, deleteJobs, enqueue, log, median } from './support.js';
 
 const PREFIX = 'bench-cycle';
 /** Runs moved per cycle: one ended and one started run each, for each size. */
@@ -43,8 +43,6 @@ export interface CycleCost {
   /** Backend CPU per run (its start and its end), µs: the median of the rounds. */
   perRunUs: number;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** Least squares through (size, per-run cost × size): the cost of a cycle whatever it moves, and of each run. */
 export function fixedAndPerRun(costs: readonly CycleCost[]): { fixedUs: number; perRunUs: number } {

@@ -33,6 +33,7 @@ import {
   Distribution,
   distribution,
   log,
+  median,
   ms,
   perSecond,
   ratio,
@@ -424,12 +425,6 @@ interface DatabaseRound {
   /** Which of the two ran first. */
   first: 'orbit' | 'peer';
 }
-
-const median = (values: readonly number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 /**
  * PostgreSQL's CPU per run moves with the machine's state by more than the target's margin, and

@@ -126,6 +126,13 @@ export class Report {
 
 export const verdict = (met: boolean): Verdict => (met ? 'met' : 'not met');
 
+/** The middle value (the mean of the two middle ones when they are even in number). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
 /** One run: the database, the report, and what later scenarios need from earlier ones. */
 export interface Bench {
   settings: Settings;

@@ -102,7 +102,7 @@ export const LATEST = `
          (SELECT coalesce(array_agg(virtualtransaction), '{}') FROM (${EVENT_WRITERS}) AS w) AS writers`;
 
 /** How far below the newest seq latestSeq looks for a gap that a writer still open may fill. */
-export const UNSETTLED_REACH = 1_000;
+const UNSETTLED_REACH = 1_000;
 
 export interface GapWait {
   /** How long a read waits for the open transactions that write events before it answers the events up to the gap only. */
