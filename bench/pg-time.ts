@@ -17,6 +17,7 @@
  */
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
+import { EVENTS_CHANNEL } from '../src/events/infrastructure/pg-event-listener.js';
 import { burstOnce } from './burst.js';
 import { CYCLE_SIZES, fixedAndPerRun, measureCycleCosts } from './cycle-cost.js';
 import { Bench, clearExecutions, createJob, deleteJobs, log, scalar } from './support.js';
@@ -126,7 +127,7 @@ async function reportListenerCost(bench: Bench): Promise<void> {
       return { client, pid: rows[0]!.pid };
     };
     const idle = await Promise.all(Array.from({ length: IDLE_LISTENERS }, () => listen('bench_nobody_notifies')));
-    const events = await listen('orbit_events');
+    const events = await listen(EVENTS_CHANNEL);
     let notices = 0;
     events.client.on('notification', () => notices++);
     log(`pgtime: ${burst} × \`true\` at c8 beside ${IDLE_LISTENERS} idle listening connections`);
