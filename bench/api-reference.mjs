@@ -1,11 +1,11 @@
 // The machine's limit for target 5: a bare Node `http` server with a `pg` pool of the API's
 // size, answering the three measured requests with the same SQL as Orbit's read model (named
-// prepared statements; each execution's stored response_json) and sending it as it is. No
+// prepared statements; each execution's JSON made by orbit_execution_json) and sending it as it is. No
 // framework, no auth, no validation. Env: DATABASE_URL, PORT. Prints "ready" when it listens.
 import { createServer } from 'node:http';
 import pg from 'pg';
 
-const SELECT = 'SELECT coalesce(response_json, orbit_execution_json(e)) AS json FROM executions e';
+const SELECT = 'SELECT orbit_execution_json(e) AS json FROM executions e';
 const ORDER = 'ORDER BY created_at DESC, id DESC';
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 

@@ -44,6 +44,7 @@ import { FailedRunsByEnd1766552400000 } from '../../migrations/1766552400000-Fai
 import { QueuedRunsByJob1766559600000 } from '../../migrations/1766559600000-QueuedRunsByJob.js';
 import { TriggeredJobsIndex1766566800000 } from '../../migrations/1766566800000-TriggeredJobsIndex.js';
 import { EventWakeupsPerSession1766574000000 } from '../../migrations/1766574000000-EventWakeupsPerSession.js';
+import { RunJsonBuiltAtRead1766581200000 } from '../../migrations/1766581200000-RunJsonBuiltAtRead.js';
 
 export const MIGRATIONS = [
   InitialSchema1764460800000,
@@ -91,6 +92,7 @@ export const MIGRATIONS = [
   QueuedRunsByJob1766559600000,
   TriggeredJobsIndex1766566800000,
   EventWakeupsPerSession1766574000000,
+  RunJsonBuiltAtRead1766581200000,
 ];
 
 export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {

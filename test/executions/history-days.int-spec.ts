@@ -61,10 +61,11 @@ describe("the history's days", () => {
     expect(await leafOf([run])).toEqual(['executions_h_20310310']);
     expect(await days.make([D, NEXT])).toEqual([]);
     expect((await days.list()).slice(-2)).toEqual([D, NEXT]);
-    const { rows } = await db.sql(`SELECT status, response_json IS NOT NULL AS stored FROM executions WHERE id = $1`, [
-      run,
-    ]);
-    expect(rows).toEqual([{ status: 'SUCCEEDED', stored: true }]);
+    const { rows } = await db.sql(
+      `SELECT status, orbit_execution_json(e)::jsonb->>'status' AS shown FROM executions e WHERE id = $1`,
+      [run],
+    );
+    expect(rows).toEqual([{ status: 'SUCCEEDED', shown: 'SUCCEEDED' }]);
   });
 
   it('a run created late in one day that ends in the next stays in the day it was created', async () => {
@@ -157,7 +158,7 @@ describe("the history's days", () => {
     ]);
     expect(await leafOf([...busyLater, retry])).toEqual(Array(4).fill('executions_h_20310402'));
     const { rows: retryRow } = await db.sql(
-      `SELECT retry_of, response_json::jsonb->>'retryOf' AS shown FROM executions WHERE id = $1`,
+      `SELECT retry_of, orbit_execution_json(e)::jsonb->>'retryOf' AS shown FROM executions e WHERE id = $1`,
       [retry],
     );
     expect(retryRow).toEqual([{ retry_of: null, shown: null }]);

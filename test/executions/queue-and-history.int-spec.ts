@@ -96,12 +96,12 @@ describe('the queue and the history of executions', () => {
     expect(await partitionsOf([run])).toEqual(['executions_history']);
 
     const { rows } = await db.sql(
-      `SELECT e.version, e.response_json IS NOT NULL AS stored, o.failures_in_row,
+      `SELECT e.version, orbit_execution_json(e)::jsonb->>'status' AS shown, o.failures_in_row,
               (SELECT count(*)::int FROM execution_slots s WHERE s.execution_id = e.id) AS slots
          FROM executions e LEFT JOIN job_outcomes o ON o.job_id = e.job_id WHERE e.id = $1`,
       [run],
     );
-    expect(rows[0]).toEqual({ version: 3, stored: true, failures_in_row: 1, slots: 1 });
+    expect(rows[0]).toEqual({ version: 3, shown: 'FAILED', failures_in_row: 1, slots: 1 });
     expect((await eventsOf()).map((event: { type: string }) => event.type)).toEqual([
       'job.created',
       'execution.queued',

@@ -84,13 +84,8 @@ async function snapshot(t: TestApp): Promise<{ rows: Map<string, Record<string, 
 
 const sorted = (ids: Iterable<string>): string[] => [...ids].sort();
 
-/** A retry's row once the execution it retried is gone (an unfinished one stores no JSON). */
-const unlinked = (row: Record<string, unknown>): Record<string, unknown> => ({
-  ...row,
-  retry_of: null,
-  response_json:
-    (row.response_json as string | null)?.replace(`"retryOf":"${row.retry_of as string}"`, '"retryOf":null') ?? null,
-});
+/** A retry's row once the execution it retried is gone. */
+const unlinked = (row: Record<string, unknown>): Record<string, unknown> => ({ ...row, retry_of: null });
 
 /** Puts `around` around every pruneBatch call of the app; `prune` runs the real one. */
 function wrapPruneBatch(t: TestApp, around: (prune: () => Promise<number>) => Promise<number>): void {

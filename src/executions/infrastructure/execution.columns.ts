@@ -4,8 +4,7 @@ import { ExecutionProps } from '../domain/execution.js';
 /**
  * The columns of `executions` that hold an execution's props, one per field (the compiler
  * checks that none is missing), in the table's order. Not listed: `lease_expires_at`, the
- * runtime's own (set by a claim, renewed by heartbeats, cleared by any other change), and
- * `response_json`, which PostgreSQL writes itself (see the ExecutionResponseJson migration).
+ * runtime's own (set by a claim, renewed by heartbeats, cleared by any other change).
  * The `changes` columns are the arguments of orbit_save_executions: a new one is also a migration
  * that replaces that function (see the SaveByFunction migration). `cancelledBy` is not one: only a
  * cancel writes it, by a statement of its own (see SqlExecutionRepository), so the saves of every

@@ -6,12 +6,12 @@ import { EXECUTION_STATUSES, ExecutionStatus, isFinal } from '../domain/executio
 import { NEWEST_FIRST, newestRunsOfJob } from './runs-of-job.js';
 
 /**
- * Sends each execution's `response_json`: PostgreSQL writes it when a run ends (see the
- * ExecutionResponseJson and FinalRunsResponseJson migrations), so reading the history formats
- * nothing, neither here nor in the database. A queued or running run (few rows) has none, nor has
- * a row last written before the migration that changed the fields: their JSON is made as it is read.
+ * Each execution's API answer, made by PostgreSQL as it is read (orbit_execution_json; a change of
+ * ExecutionResponse replaces it by a migration), so the API sends the text as it comes. Nothing
+ * stores it: a run is written once and mostly never read on its own (see the RunJsonBuiltAtRead
+ * migration).
  */
-const EXECUTION_JSON = 'coalesce(e.response_json, orbit_execution_json(e)) AS json';
+const EXECUTION_JSON = 'orbit_execution_json(e) AS json';
 
 /** Teams with at most this many jobs have their runs read job by job (see fewJobs). */
 export const JOB_BY_JOB = 50;
@@ -120,7 +120,7 @@ export function listStatement(
     ),
     newestQueued(status ? [status, ...conditions] : conditions, limit),
   ];
-  const text = `SELECT coalesce((p.run).response_json, orbit_execution_json(p.run)) AS json
+  const text = `SELECT orbit_execution_json(p.run) AS json
     FROM (SELECT * FROM (${places.join(' UNION ALL ')}) AS e ${NEWEST_FIRST} LIMIT ${limit}) AS p
    ORDER BY p.created_at DESC, p.id DESC`;
   return { text, params };
