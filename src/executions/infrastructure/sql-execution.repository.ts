@@ -181,7 +181,7 @@ const SAVE = `SELECT id FROM orbit_save_executions(${EXECUTION_COLUMNS.arrays(SA
 
 /**
  * A cancel: what any change writes, and who cancelled, in the one row version that moves the run
- * to the history, where its stored JSON is made once, with it. As conditional as the save.
+ * to the history. As conditional as the save.
  */
 const CANCEL_SAVED = [...SAVED, 'cancelledBy'] as const;
 const [, , ...CANCEL_WRITES] = CANCEL_SAVED;

@@ -163,7 +163,7 @@ export class SqlHistoryDays extends HistoryDays {
            FROM pg_class c WHERE c.oid = '${runs}'::regclass`,
       );
       // what pointed at a run that goes, as a DELETE's triggers would: the retries of its failures
-      // (made in the day or after), their stored JSON with them
+      // (made in the day or after)
       await this.db.rows(
         `UPDATE executions e SET retry_of = NULL FROM ${runs} d
           WHERE e.retry_of = d.id AND e.created_at >= $1 AND d.status = 'FAILED' AND d.id <> ALL ($2::uuid[])`,
