@@ -10,13 +10,12 @@ const SHOWN =
  * A run's API answer is made as it is read (orbit_execution_json), for every run: `response_json`,
  * which a trigger wrote as a run entered the history, is gone with its triggers.
  *
- * Why: a stored answer is worth its place on the write path only if readers would pay more to
- * make it. Each run is written once and, mostly, never read on its own; the trigger cost every end
- * a PL/pgSQL call and the JSON's making (about a tenth of PostgreSQL's CPU per run at concurrency
- * 8, measured in pairs of bursts and in a worker's cycles alone), and every finished row about 650
- * bytes of the history and its WAL. A read makes it in about 9 µs per row, as it already did
- * for queued and running runs. A change of ExecutionResponse now replaces the type and the
- * function only.
+ * Why: a stored answer is worth its place on the write path only if readers would pay more to make
+ * it. Each run is written once and, mostly, never read on its own; the trigger cost every end a
+ * PL/pgSQL call and the JSON's making (a twentieth of PostgreSQL's CPU per run in bursts at
+ * concurrency 8, a tenth in a worker's cycles alone), and every finished row about 650 bytes of the
+ * history and its WAL. A read makes it in about 9 µs per row (a list's page of 50, about 0.7 ms
+ * more), as it already did for queued and running runs. A change of ExecutionResponse now replaces the type and the function only.
  */
 export class RunJsonBuiltAtRead1766581200000 implements MigrationInterface {
   name = 'RunJsonBuiltAtRead1766581200000';
