@@ -24,7 +24,7 @@ describe('the queue after many runs, beside a large history', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     const jobId = await insertJob(db, { name: 'busy' });
-    // finished runs as a bulk load writes them (their stored JSON, no events)
+    // finished runs as a bulk load writes them (no events)
     await db.sql('SET session_replication_role = replica');
     await db.sql(
       `INSERT INTO executions (id, job_id, command, max_retries, timeout_seconds, status, attempt, trigger, due_at,

@@ -23,7 +23,7 @@ type Status = keyof typeof SHAPES;
 /**
  * `executions` is partitioned by status: the runs that wait or run in `executions_active`, the
  * finished ones in `executions_history`. A run moves once, as it ends; what followed its end on
- * one table (its stored JSON, its job's outcome, its events) still follows it, and an existing
+ * one table (its job's outcome, its events) still follows it, and an existing
  * installation moves onto the partitions with its history.
  */
 describe('the queue and the history of executions', () => {
